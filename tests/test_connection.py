@@ -1,0 +1,78 @@
+"""connect(): start a server, reuse it, refuse a port taken by someone else.
+
+The started server runs the replay engine (REACTLAB_SERVER_ENGINE=replay), so these tests
+exercise the real start-up path — subprocess, pid file, health check, lock — in seconds.
+"""
+
+import http.server
+import socket
+import threading
+
+import pytest
+
+import reactlab
+from reactlab.connection import ServerError, health, stop_local_server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    port = free_port()
+    monkeypatch.setenv("REACTLAB_HOME", str(tmp_path))
+    monkeypatch.setenv("REACTLAB_PORT", str(port))
+    monkeypatch.setenv("REACTLAB_SERVER_ENGINE", "replay")
+    for var in ("REACTLAB_PROVIDER", "OPENAI_BASE_URL", "REACTLAB_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    yield port
+    stop_local_server(port)
+
+
+def test_connect_starts_then_reuses_a_server(isolated, capsys):
+    conn = reactlab.connect()
+    first = capsys.readouterr().out
+    assert conn.provider == "local" and conn.base_url.endswith(f":{isolated}/v1")
+    assert "started" in first and first.count("\n") == 1
+    pid = health(isolated)["pid"]
+
+    again = reactlab.connect()
+    assert "reused" in capsys.readouterr().out
+    assert health(isolated)["pid"] == pid and again.base_url == conn.base_url
+
+    assert "stopped" in stop_local_server(isolated)
+    assert health(isolated) is None
+
+
+def test_connection_repr_and_headers_hide_nothing_but_the_key(isolated):
+    conn = reactlab.connect(quiet=True)
+    assert "not-needed" not in repr(conn)
+    assert conn.headers()["Authorization"].startswith("Bearer ")
+
+
+def test_a_port_taken_by_another_program_is_one_clear_sentence(isolated):
+    class Other(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"<html>not reactlab</html>")
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", isolated), Other)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(ServerError, match="taken by another program"):
+            reactlab.connect(quiet=True)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_stop_without_a_server_says_so(isolated):
+    assert "no reactlab server" in stop_local_server(isolated)
