@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -146,9 +147,8 @@ def start_server_process(port: int, model: str, log_file: Path) -> subprocess.Po
     """Start `python -m reactlab.server` detached, so it outlives this notebook's kernel."""
     cmd = [sys.executable, "-m", "reactlab.server", "--host", "127.0.0.1", "--port", str(port),
            "--model", model]
-    # Tests start a server on the replay engine (scripted replies, no model) this way.
-    if os.environ.get("REACTLAB_SERVER_ENGINE"):
-        cmd += ["--engine", os.environ["REACTLAB_SERVER_ENGINE"]]
+    # Extra server arguments, e.g. the tests' "--engine replay --replay-file F" (no model).
+    cmd += shlex.split(os.environ.get("REACTLAB_SERVER_ARGS", ""))
     log = open(log_file, "ab")
     return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             start_new_session=True, env=dict(os.environ))

@@ -1,6 +1,6 @@
 """connect(): start a server, reuse it, refuse a port taken by someone else.
 
-The started server runs the replay engine (REACTLAB_SERVER_ENGINE=replay), so these tests
+The started server runs the replay engine (REACTLAB_SERVER_ARGS), so these tests
 exercise the real start-up path — subprocess, pid file, health check, lock — in seconds.
 """
 
@@ -25,7 +25,9 @@ def isolated(tmp_path, monkeypatch):
     port = free_port()
     monkeypatch.setenv("REACTLAB_HOME", str(tmp_path))
     monkeypatch.setenv("REACTLAB_PORT", str(port))
-    monkeypatch.setenv("REACTLAB_SERVER_ENGINE", "replay")
+    script = tmp_path / "replay.json"
+    script.write_text('["OK"]')
+    monkeypatch.setenv("REACTLAB_SERVER_ARGS", f"--engine replay --replay-file {script}")
     for var in ("REACTLAB_PROVIDER", "OPENAI_BASE_URL", "REACTLAB_MODEL"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(tmp_path)  # no .env here
