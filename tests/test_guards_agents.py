@@ -1,0 +1,341 @@
+"""Each guard provoked on purpose through BOTH agents, with step-scripted fake models.
+
+Issue 6 "Done when": a tool that returns 50 000 characters, a model that repeats the same call
+forever, one that ping-pongs, one that never produces a parsable step, and a multi-turn chat.
+Each run ends with the documented status, its run log records the guard, nothing raises.
+
+The fake connection answers with real `openai` ChatCompletion objects. A script says what the
+model *means* at each request (call a tool, answer, babble); `render` writes that in the
+protocol under test: native `tool_calls`, or ReAct text (JSON-blob style).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from types import SimpleNamespace
+
+import matplotlib
+import pytest
+from openai.types.chat import ChatCompletion
+
+from reactlab.fc_agent import run_function_calling
+from reactlab.guards import DEFAULT_FINAL_REQUEST, DEFAULT_LOOP_MESSAGE, Guards, message_problems
+from reactlab.memory import Conversation, history_tokens
+from reactlab.react_agent import run_react
+from reactlab.runlog import plot_context_growth, summary_table
+from reactlab.tools import default_registry, tool
+from reactlab.widgets import trace_text
+
+REPORT = "报" * 25_000 + "尾" * 25_000  # 50 000 characters
+
+
+@tool
+def read_report(name: str) -> str:
+    """Return the full text of a company report (very long).
+
+    Args:
+        name: report name, e.g. 年报
+    """
+    return REPORT
+
+
+def registry():
+    reg = default_registry()
+    reg.register(read_report)
+    return reg
+
+
+# --- the fake model -----------------------------------------------------------------------
+
+
+def call(name: str, args: dict | str) -> tuple:
+    return ("call", name, args)
+
+
+def final(text: str) -> tuple:
+    return ("final", text)
+
+
+BABBLE = ("babble",)  # no parsable step (ReAct) / arguments that are not JSON (native)
+EMPTY = ("empty",)
+
+
+def render(intent: tuple, protocol: str, n: int, prompt_tokens: int) -> ChatCompletion:
+    """One scripted intent as the ChatCompletion the protocol under test expects."""
+    message: dict = {"role": "assistant", "content": None}
+    finish = "stop"
+    kind = intent[0]
+    if kind == "empty":
+        message["content"] = ""
+    elif protocol == "native":
+        if kind == "call":
+            args = intent[2] if isinstance(intent[2], str) else json.dumps(intent[2],
+                                                                           ensure_ascii=False)
+            message["tool_calls"] = [{"id": f"call_{n}", "type": "function",
+                                      "function": {"name": intent[1], "arguments": args}}]
+            finish = "tool_calls"
+        elif kind == "babble":
+            message["tool_calls"] = [{"id": f"call_{n}", "type": "function", "function": {
+                "name": "get_weather", "arguments": f'{{"location": 北京{n}'}}]
+            finish = "tool_calls"
+        else:
+            message["content"] = intent[1]
+    else:
+        if kind == "call":
+            blob = json.dumps({"action": intent[1], "action_input": intent[2]}, ensure_ascii=False)
+            message["content"] = f"Thought: I should use {intent[1]}.\nAction:\n```\n{blob}\n```\n"
+        elif kind == "babble":
+            message["content"] = f"Hmm, let me think about this some more ({n})."
+        else:
+            message["content"] = f"Thought: I now know the final answer\nFinal Answer: {intent[1]}"
+    return ChatCompletion.model_validate({
+        "id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0, "model": "fake-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10,
+                  "total_tokens": prompt_tokens + 10}})
+
+
+class FakeConn:
+    """`.model` and `.client.chat.completions.create(**kw)`; keeps a deep copy of every request.
+
+    script(n, request) -> intent, n = 1, 2, … across the whole conversation. The final
+    "answer with what you have" request always gets `closing` (as text).
+    prompt_tokens: a fixed number, or None to estimate from the request (context growth).
+    """
+
+    def __init__(self, protocol: str, script, closing: str = "北京晴，3°C。",
+                 prompt_tokens: int | None = None):
+        self.model, self.protocol, self.script, self.closing = "fake-model", protocol, script, closing
+        self.prompt_tokens = prompt_tokens
+        self.requests: list[dict] = []
+        self.client = SimpleNamespace(chat=SimpleNamespace(
+            completions=SimpleNamespace(create=self._create)))
+
+    def _create(self, **kw):
+        self.requests.append(copy.deepcopy(kw))
+        n = len(self.requests)
+        tokens = self.prompt_tokens or history_tokens(kw["messages"])
+        if is_final_request(kw):
+            return render(final(self.closing), "native", n, tokens)
+        return render(self.script(n, kw), self.protocol, n, tokens)
+
+
+def is_final_request(kw: dict) -> bool:
+    last = kw["messages"][-1]
+    return last["role"] == "user" and last["content"] == DEFAULT_FINAL_REQUEST
+
+
+def run(protocol: str, conn: FakeConn, question: str = "北京今天天气怎么样？", **kwargs):
+    """Run the agent for `protocol`: native, react (scratchpad) or react_chat."""
+    if protocol == "native":
+        return run_function_calling(question, tools=registry(), conn=conn, **kwargs)
+    layout = "chat" if protocol == "react_chat" else "scratchpad"
+    return run_react(question, tools=registry(), conn=conn, messages_style=layout, **kwargs)
+
+
+def sent_text(request: dict) -> str:
+    return "\n".join(str(m.get("content") or "") for m in request["messages"])
+
+
+def events(result) -> list[str]:
+    return [e for s in result.steps for e in s.events]
+
+
+PROTOCOLS = ["native", "react", "react_chat"]
+
+
+# --- a tool that returns 50 000 characters ------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_huge_observation_is_cut_and_logged(protocol):
+    script = [call("read_report", {"name": "年报"}), final("报告很长，结尾是“尾”。")]
+    conn = FakeConn(protocol, lambda n, kw: script[n - 1])
+    r = run(protocol, conn)
+    assert r.status == "final" and r.answer == "报告很长，结尾是“尾”。"
+    record = r.steps[0].tool_calls[0]
+    assert record.full_observation == REPORT
+    assert "[… 48,000 characters cut …]" in record.observation and len(record.observation) < 2100
+    assert any(e.startswith("compacted: 50000 chars -> ") for e in r.steps[0].events)
+    # what the model saw on the next request: the cut version, not the 50 000 characters
+    second = sent_text(conn.requests[1])
+    assert "[… 48,000 characters cut …]" in second and "报" * 1001 not in second
+    assert "compacted: 50000 chars" in summary_table(r) and "compacted" in trace_text(r)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_guards_off_let_the_context_bloat(protocol):
+    script = [call("read_report", {"name": "年报"}), call("read_report", {"name": "季报"}),
+              final("好。")]
+    runs = {}
+    for label, guards in (("guards on", Guards.on()), ("guards off", Guards.off())):
+        conn = FakeConn(protocol, lambda n, kw: script[n - 1])
+        runs[label] = run(protocol, conn, guards=guards)
+        assert runs[label].status == "final"
+    off, on = runs["guards off"], runs["guards on"]
+    assert not any(e.startswith("compacted") for e in events(off))
+    assert off.steps[0].tool_calls[0].full_observation is None  # nothing was cut
+    assert off.steps[-1].prompt_tokens > 2 * 40_000 > 10 * on.steps[-1].prompt_tokens
+    matplotlib.use("Agg")
+    ax = plot_context_growth(runs)
+    assert len(ax.get_lines()) == 2
+    matplotlib.pyplot.close(ax.figure)
+
+
+# --- a model that repeats the same call forever -------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_repeating_the_same_call_forever_ends_with_loop(protocol):
+    conn = FakeConn(protocol, lambda n, kw: call("get_weather", {"location": "北京"}))
+    r = run(protocol, conn, max_steps=10)
+    assert r.status == "loop"
+    assert [s.kind for s in r.steps] == ["action"] * 4 + ["final_request"]
+    assert r.answer == "北京晴，3°C。"  # the final request's answer
+    assert "loop: get_weather({'location': '北京'}) repeated 3 times" in r.steps[2].events
+    assert any(e.startswith("loop:") for e in r.steps[3].events)
+    # the first trigger sent the intervention (configurable text) before the 4th request
+    assert DEFAULT_LOOP_MESSAGE in sent_text(conn.requests[3])
+    assert DEFAULT_LOOP_MESSAGE not in sent_text(conn.requests[2])
+    assert len(conn.requests) == 5
+    if protocol == "native":
+        assert "tools" not in conn.requests[-1]  # the final request offers no tools
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_custom_intervention_text_is_sent(protocol):
+    conn = FakeConn(protocol, lambda n, kw: call("get_weather", {"location": "北京"}))
+    guards = Guards(loop=Guards().loop.__class__(message="别再重复了，直接回答。"))
+    r = run(protocol, conn, guards=guards, max_steps=10)
+    assert r.status == "loop"
+    assert "别再重复了，直接回答。" in sent_text(conn.requests[3])
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_without_the_loop_detector_the_step_budget_ends_it(protocol):
+    conn = FakeConn(protocol, lambda n, kw: call("get_weather", {"location": "北京"}))
+    r = run(protocol, conn, guards=Guards.off(max_steps=5), max_steps=None)
+    assert r.status == "max_steps"
+    assert [s.kind for s in r.steps] == ["action"] * 5 + ["final_request"]
+    assert not any(e.startswith("loop") for e in events(r))
+    assert r.answer == "北京晴，3°C。"
+
+
+# --- a model that ping-pongs --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_ping_pong_ends_with_loop(protocol):
+    cities = ["北京", "广州"]
+    conn = FakeConn(protocol, lambda n, kw: call("get_weather", {"location": cities[n % 2]}))
+    r = run(protocol, conn, max_steps=10)
+    assert r.status == "loop"
+    assert [s.kind for s in r.steps] == ["action"] * 5 + ["final_request"]
+    assert any(e.startswith("loop: ping-pong between get_weather(") for e in r.steps[3].events)
+    assert any(e.startswith("loop: ping-pong") for e in r.steps[4].events)
+    assert DEFAULT_LOOP_MESSAGE in sent_text(conn.requests[4])
+
+
+# --- a model that never produces a parsable step ------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_never_parsable_ends_with_parse_errors(protocol):
+    conn = FakeConn(protocol, lambda n, kw: BABBLE, closing="我不确定。")
+    r = run(protocol, conn, max_steps=10)
+    assert r.status == "parse_errors"
+    kinds = [s.kind for s in r.steps]
+    assert kinds[-1] == "final_request" and len(kinds) == 5  # 4 errors > max_parse_errors=3
+    assert r.answer == "我不确定。"
+    if protocol == "native":  # bad JSON arguments: the model is told so in the tool message
+        assert all(c.error for s in r.steps[:-1] for c in s.tool_calls)
+        assert "not valid JSON" in r.steps[0].tool_calls[0].observation
+    else:
+        assert kinds[:4] == ["parse_error"] * 4 and all(s.error for s in r.steps[:4])
+        assert r.steps[0].error in sent_text(conn.requests[1])  # fed back to the model
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_endless_empty_replies_end_with_parse_errors(protocol):
+    conn = FakeConn(protocol, lambda n, kw: EMPTY)
+    r = run(protocol, conn, max_steps=10)
+    assert r.status == "parse_errors"
+    assert r.steps[0].kind == "empty" and r.steps[-1].kind == "final_request"
+    assert "Please answer the question using the tool results above." in sent_text(
+        conn.requests[1])
+
+
+# --- the other budgets --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_token_budget_ends_with_max_tokens(protocol):
+    cities = ["北京", "上海", "广州", "深圳", "杭州", "成都", "武汉", "西安"]
+    conn = FakeConn(protocol, lambda n, kw: call("get_weather", {"location": cities[n % 8]}),
+                    prompt_tokens=500)
+    r = run(protocol, conn, guards=Guards(max_total_tokens=1500), max_steps=10)
+    assert r.status == "max_tokens"
+    assert [s.kind for s in r.steps] == ["action"] * 3 + ["final_request"]  # 3 x 510 > 1500
+    assert r.answer == "北京晴，3°C。"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_step_budget_ends_with_max_steps_and_an_empty_final_reply_is_none(protocol):
+    cities = ["北京", "上海", "广州", "深圳", "杭州", "成都"]
+    conn = FakeConn(protocol, lambda n, kw: call("get_weather", {"location": cities[n % 6]}),
+                    closing="")
+    r = run(protocol, conn, max_steps=3)
+    assert r.status == "max_steps" and r.answer is None
+    assert [s.kind for s in r.steps] == ["action"] * 3 + ["final_request"]
+
+
+@pytest.mark.parametrize("protocol", ["native", "react_chat"])
+def test_history_compression_keeps_every_request_valid(protocol):
+    cities = ["北京", "上海", "广州", "深圳", "杭州", "成都", "武汉"]
+    script = [call("get_weather", {"location": c}) for c in cities[:5]] + [final("好。")]
+    conn = FakeConn(protocol, lambda n, kw: script[n - 1])
+    r = run(protocol, conn, guards=Guards(compress_after=3), max_steps=10)
+    assert r.status == "final"
+    assert any(e.startswith("compressed: folded") for e in events(r))
+    for request in conn.requests:
+        assert message_problems(request["messages"]) == []
+        assert request["messages"][1]["content"] == conn.requests[0]["messages"][1]["content"]
+    last = sent_text(conn.requests[-1])
+    assert "step 1: get_weather({'location': '北京'}) -> 北京: " in last
+    assert "step 2: get_weather({'location': '上海'}) -> 上海: " in last
+
+
+# --- a multi-turn chat --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_multi_turn_chat_keeps_answers_and_drops_tool_traffic(protocol):
+    turn_of = {}
+
+    def script(n, kw):
+        text = sent_text(kw)
+        if "那广州呢？" not in text:  # turn 1
+            return call("get_weather", {"location": "北京"}) if n == 1 else final("北京晴，3°C。")
+        turn_of.setdefault("turn2_first", n)
+        return call("get_weather", {"location": "广州"}) if n == 3 else final("广州多云，18°C。")
+
+    conn = FakeConn(protocol, script)
+    agent = run_function_calling if protocol == "native" else run_react
+    kwargs = {} if protocol == "native" else {
+        "messages_style": "chat" if protocol == "react_chat" else "scratchpad"}
+    chat = Conversation(agent, tools=registry(), conn=conn, **kwargs)
+    first = chat.ask("北京今天天气怎么样？")
+    second = chat.ask("那广州呢？")
+    assert (first.status, second.status) == ("final", "final")
+    assert second.answer == "广州多云，18°C。"
+    turn2 = conn.requests[turn_of["turn2_first"] - 1]
+    text = sent_text(turn2)
+    assert "北京今天天气怎么样？" in text and "北京晴，3°C。" in text  # the earlier turn, kept
+    observation_1 = first.steps[0].tool_calls[0].observation
+    assert observation_1 not in text  # …without its tool traffic
+    assert not any(m["role"] == "tool" or m.get("tool_calls") for m in turn2["messages"])
+    assert message_problems(turn2["messages"]) == []
+    savings = chat.savings()
+    assert savings["full_tokens"] > savings["memory_tokens"] > 0
+    assert "| 2 | 那广州呢？ | final |" in chat.report()
