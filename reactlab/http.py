@@ -24,9 +24,9 @@ DEFAULT_TIMEOUT = 120.0  # seconds; a 1.5B model on 2 cores can take a while to 
 
 # Header names whose values are credentials. Matched case-insensitively, anywhere in the name,
 # so "api-key" (Azure), "x-api-key", "X-DashScope-Token" and "X-Secret" are all caught.
-_SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|password|cookie", re.I)
+_SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|password|cookie", re.IGNORECASE)
 # Values that look like a key even under an innocent header name.
-_SECRET_VALUE = re.compile(r"^(Bearer\s+\S+|sk-[A-Za-z0-9_\-]{8,})", re.I)
+_SECRET_VALUE = re.compile(r"^(Bearer\s+\S+|sk-[A-Za-z0-9_\-]{8,})", re.IGNORECASE)
 
 
 class ProviderError(RuntimeError):
@@ -130,7 +130,7 @@ def iter_sse_data(lines: Iterator[bytes | str]) -> Iterator[str]:
                 field, value = "data", line
             else:
                 continue
-        value = value[1:] if value.startswith(" ") else value
+        value = value.removeprefix(" ")
         # Lenient: a server that forgets the blank line between events still gets split, as
         # long as each data line is complete JSON on its own.
         if buffer and _is_json("\n".join(buffer)):

@@ -68,6 +68,7 @@ class ToolCallAccumulator:
         self._calls: list[_Call] = []
         self._by_index: dict[int, _Call] = {}  # the latest call seen at each index
         self._by_id: dict[str, _Call] = {}
+        self._last: _Call | None = None  # the call the previous fragment went to
 
     def add(self, chunk: Any) -> str:
         """Take one chunk; return the content text it added ("" if none), handy for printing.
@@ -103,7 +104,7 @@ class ToolCallAccumulator:
         index = frag.get("index")
         call_id = frag.get("id") or None  # "" (DashScope) means "not given", not a new call
         function = frag.get("function") or {}
-        call = self._find(index, call_id)
+        call = self._last = self._find(index, call_id)
         # First non-empty value wins: servers that repeat id/name on every chunk must not
         # produce "call_1call_1" or "get_weatherget_weather".
         call.id = call.id or call_id
@@ -128,8 +129,8 @@ class ToolCallAccumulator:
             return call
         if call_id:  # no index: the id says which call this fragment belongs to
             return self._by_id.get(call_id) or self._new(None)
-        # Neither index nor id: a continuation of the most recent call.
-        return self._calls[-1] if self._calls else self._new(None)
+        # Neither index nor id: a continuation of the call the previous fragment went to.
+        return self._last or self._new(None)
 
     def _new(self, index: int | None) -> _Call:
         call = _Call(index=index, seq=len(self._calls))

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 
@@ -39,8 +40,8 @@ ROUTES: dict[str, tuple[int, str, list[bytes]]] = {
         f"data: {_chunk(content='never')}\n\n".encode(),
     ]),
     "/badkey/chat/completions": (401, "application/json", [
-        b'{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",'
-        b' "param": null, "code": "invalid_api_key"}}']),
+        (b'{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",'
+         b' "param": null, "code": "invalid_api_key"}}')]),
     "/plain/chat/completions": (502, "text/html", [b"<html>Bad Gateway</html>"]),
     "/json/chat/completions": (200, "application/json", [json.dumps(
         {"id": "c1", "object": "chat.completion", "choices": [{"index": 0, "message": {
@@ -50,9 +51,9 @@ ROUTES: dict[str, tuple[int, str, list[bytes]]] = {
 
 
 class _Handler(BaseHTTPRequestHandler):
-    seen: list[dict] = []
+    seen: ClassVar[list[dict]] = []
 
-    def do_POST(self):  # noqa: N802 (http.server's naming)
+    def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         _Handler.seen.append({"path": self.path, "headers": dict(self.headers),
@@ -95,8 +96,7 @@ def test_stream_decodes_utf8_skips_comments_and_stops_at_done(server):
 def test_stream_mid_stream_error_raises_with_message(server):
     got = []
     with pytest.raises(ProviderError) as info:
-        for chunk in stream_chat(server + "/midError", HEADERS, BODY):
-            got.append(chunk)
+        got.extend(stream_chat(server + "/midError", HEADERS, BODY))
     assert len(got) == 1
     assert info.value.status is None
     assert "upstream model overloaded" in str(info.value)
@@ -178,7 +178,7 @@ def test_to_curl_runs_for_real_against_the_loopback_server(server):
         pytest.skip("curl is not installed")
     cmd = to_curl(server + "/json/chat/completions", HEADERS, BODY)
     out = subprocess.run(["bash", "-c", cmd + " -s"], capture_output=True, text=True, timeout=10,
-                         env={**os.environ, "OPENAI_API_KEY": "k-from-env"}).stdout
+                         check=True, env={**os.environ, "OPENAI_API_KEY": "k-from-env"}).stdout
     assert json.loads(out)["choices"][0]["message"]["content"] == "你好！"
     seen = _Handler.seen[-1]
     assert seen["headers"]["Authorization"] == "Bearer k-from-env"
