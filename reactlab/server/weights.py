@@ -131,11 +131,11 @@ def ensure_model(name: str | None = None, home: Path | None = None, progress: bo
     target = folder / spec.filename
     if _is_verified(target, spec):
         return target
-    if target.is_file() and target.stat().st_size == spec.size:
-        # Present but unstamped (e.g. copied by hand): hash it once.
-        if sha256_file(target, progress) == spec.sha256:
-            _write_stamp(target, spec)
-            return target
+    # Present but unstamped (e.g. copied by hand): hash it once.
+    if (target.is_file() and target.stat().st_size == spec.size
+            and sha256_file(target, progress) == spec.sha256):
+        _write_stamp(target, spec)
+        return target
     parts = parts if parts is not None else locate_parts(spec)
     folder.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + f".part-{os.getpid()}")

@@ -1,0 +1,165 @@
+"""Start the local server: `python -m reactlab.server --port 18765 [--model 1.5b]`.
+
+    python -m reactlab.server --host 127.0.0.1 --port 18765 --model qwen2.5-coder-1.5b-instruct
+    python -m reactlab.server --engine replay --replay-file replies.json   # a JSON list of texts
+    reactlab serve …                                                      # the same, via the CLI
+
+It binds the port first (so a taken port fails at once), loads the default model (so a
+missing or corrupt model file stops start-up, not the first request), then serves until
+Ctrl+C or SIGTERM. Any start-up problem is one sentence on stderr and exit code 2.
+
+Listening beyond loopback (`--host 0.0.0.0`) needs an API key (`--api-key` or the
+`REACTLAB_SERVER_KEY` environment variable): otherwise anyone on the network could use it.
+This module does not daemonize or write pid files (`reactlab.connection` manages a background
+server). Introduced in notebook 00 (set-up) and notebook 06 (under the hood).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import os
+import socket
+import sys
+
+DEFAULT_PORT = 18765
+
+
+class StartupError(Exception):
+    """Start-up cannot go on; the message is the one sentence the user sees."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m reactlab.server",
+                                description="reactlab's OpenAI-compatible local server.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+    p.add_argument("--port", type=int, default=int(os.environ.get("REACTLAB_PORT", DEFAULT_PORT)))
+    p.add_argument("--model", default=None, help="default model: qwen2.5-coder-1.5b-instruct "
+                                                 "(1.5b) or qwen2.5-coder-0.5b-instruct (0.5b)")
+    p.add_argument("--gguf", help="serve this GGUF file as the default model instead of the "
+                                  "assembled weights (a Qwen2.5 instruct model)")
+    p.add_argument("--engine", choices=("xllamacpp", "replay"), default="xllamacpp")
+    p.add_argument("--replay-file", help="JSON list of raw model texts (with --engine replay)")
+    p.add_argument("--api-key", default=os.environ.get("REACTLAB_SERVER_KEY") or None,
+                   help="require 'Authorization: Bearer KEY' (needed off loopback)")
+    p.add_argument("--threads", type=int, default=2, help="CPU threads for the engine")
+    p.add_argument("--ctx", type=int, default=8192, help="context size in tokens")
+    p.add_argument("--log-level", default="warning",
+                   choices=("critical", "error", "warning", "info", "debug"))
+    return p
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP, so asyncio sets TCP_NODELAY on each connection: without it, Nagle holds a
+    # response body back until the client's delayed ACK, 40 ms per request.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
+            raise StartupError(f"Port {port} on {host} is already in use (another reactlab "
+                               f"server? see http://{host}:{port}/health): stop it, or choose "
+                               f"another port with --port.") from None
+        raise StartupError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}.") from None
+    return sock
+
+
+def _factory(args):
+    """A function model name -> engine, for the ModelPool."""
+    if args.engine == "replay":
+        from reactlab.server.replay import ReplayEngine
+
+        if not args.replay_file:
+            raise StartupError("--engine replay needs --replay-file, a JSON list of the raw texts "
+                               "the 'model' should answer with.")
+        try:
+            with open(args.replay_file, encoding="utf-8") as f:
+                texts = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise StartupError(f"Cannot read the replay file {args.replay_file}: {exc}.") from None
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise StartupError(f"{args.replay_file} must hold a JSON list of strings.")
+        engine = ReplayEngine(texts, model=args.model or "qwen2.5-coder-1.5b-instruct")
+        return lambda name: engine
+
+    from reactlab.server.engines import XllamacppEngine
+    from reactlab.server.weights import resolve_name
+
+    default = resolve_name(args.model)
+
+    def build(name: str):
+        path = args.gguf if args.gguf and name == default else None
+        return XllamacppEngine(name, path=path, n_ctx=args.ctx, threads=args.threads)
+
+    return build
+
+
+def _load_default(pool) -> None:
+    from reactlab.server.engines import EngineError
+    from reactlab.server.gguf import GGUFError
+    from reactlab.server.weights import WeightsError
+
+    try:
+        pool.load(pool.default)
+    except (WeightsError, GGUFError, EngineError) as exc:
+        raise StartupError(f"Cannot load the model {pool.default}: {exc}") from None
+    except ImportError as exc:
+        raise StartupError(f"The engine is not installed ({exc.name}): run `make setup` or pip "
+                           f"install 'reactlab[local]'.") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the server until stopped. Returns the exit code (2 for any start-up problem)."""
+    args = _parser().parse_args(argv)
+    try:
+        if not _is_loopback(args.host) and not args.api_key:
+            raise StartupError(f"Refusing to listen on {args.host} without an API key: anyone "
+                               f"on the network could use this machine's model. Pass --api-key "
+                               f"KEY (or set REACTLAB_SERVER_KEY), or keep --host 127.0.0.1.")
+        from reactlab.server.scheduler import ModelPool
+        from reactlab.server.weights import WeightsError
+
+        try:
+            factory = _factory(args)
+            pool = ModelPool(factory, args.model or "qwen2.5-coder-1.5b-instruct")
+        except WeightsError as exc:
+            raise StartupError(str(exc)) from None
+        sock = _bind(args.host, args.port)
+        _load_default(pool)
+    except StartupError as exc:
+        print(f"reactlab server: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    import uvicorn
+
+    from reactlab.server.app import create_app
+
+    app = create_app(pool, api_key=args.api_key)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"reactlab server: {pool.default} ({args.engine}) on http://{host}:{args.port}/v1 "
+          f"(pid {os.getpid()})", file=sys.stderr, flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, lifespan="on"))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        pool.close()
+        sock.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

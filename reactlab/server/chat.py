@@ -1,0 +1,169 @@
+"""One chat completion, end to end: template in, engine, parser out, OpenAI JSON or SSE.
+
+    messages + tools --(chat template)--> prompt --(engine)--> raw text
+        --(toolcalls parser)--> content + tool_calls --> chat.completion / chunks
+
+`Turn` holds one request's plan (the rendered prompt, the stop strings, the json_schema for a
+forced call) and builds the response from the engine's `Generation`. With `tools` present
+and `tool_choice` not `none`, the prompt lists the tools and the reply is parsed for calls;
+`tool_choice="none"` renders the prompt *without* tools (a model cannot call what it does not
+see). `<tool_response>` is an extra stop string when tools are shown: the model sometimes
+starts writing the tool's answer itself, and that text is never a real result.
+
+`Turn.debug()` is the teaching view: the exact prompt, the raw text, what the parser made of
+it (see "reactlab_debug" in `reactlab.server.app`). This module does not do HTTP or queueing.
+Introduced in notebook 06 (under the hood).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+
+from reactlab.server.constrain import tool_call_schema
+from reactlab.server.engines import Generation
+from reactlab.server.holdback import HoldBack
+from reactlab.server.toolcalls import ParsedReply, new_call_id, parse_tool_calls
+from reactlab.server.validate import ChatRequest
+
+TOOL_RESPONSE = "<tool_response>"
+ARG_FRAGMENT = 16  # characters per streamed arguments fragment
+
+
+def sse(obj) -> str:
+    """Example: sse({"a": 1}) -> 'data: {"a": 1}\\n\\n'"""
+    return f"data: {json.dumps(obj, ensure_ascii=False)}\n\n"
+
+
+class Turn:
+    """The plan and the reply of one /v1/chat/completions request."""
+
+    def __init__(self, req: ChatRequest, engine):
+        self.req = req
+        self.engine = engine
+        self.id = "chatcmpl-" + secrets.token_hex(12)
+        self.created = int(time.time())
+        self.use_tools = bool(req.tools) and req.tool_choice != "none"
+        self.prompt = engine.template.render(req.messages, req.tools if self.use_tools else None)
+        if req.tool_choice in ("required", "named"):
+            self.schema = tool_call_schema(req.tools, req.tool_name, req.parallel_tool_calls)
+        else:
+            self.schema = req.response_schema
+        self.stop = [*req.stop, TOOL_RESPONSE] if self.use_tools else list(req.stop)
+        self.raw_text = ""
+        self.parsed: ParsedReply | None = None
+        self.tool_calls: list[dict] = []
+        self.content: str | None = None  # all content sent to the client
+        self.generation: Generation | None = None
+
+    def generate(self, on_text) -> Generation:
+        """Run the engine (blocking: the scheduler calls this in its worker thread)."""
+        r = self.req
+        return self.engine.generate(self.prompt, max_tokens=r.max_tokens,
+                                    temperature=r.temperature, top_p=r.top_p, seed=r.seed,
+                                    stop=self.stop, json_schema=self.schema,
+                                    cache_prompt=r.cache_prompt, on_text=on_text)
+
+    def interpret(self, text: str) -> ParsedReply:
+        """Split raw text into content + calls, and give each call an id."""
+        if self.use_tools:
+            parsed = parse_tool_calls(text, self.req.tool_names)
+            if not self.req.parallel_tool_calls:
+                parsed.calls = parsed.calls[:1]
+        else:
+            parsed = ParsedReply(text, [])
+        self.parsed = parsed
+        self.tool_calls = [{"id": new_call_id(), "type": "function",
+                            "function": {"name": c.name, "arguments": c.arguments}}
+                           for c in parsed.calls]
+        return parsed
+
+    def finish_reason(self) -> str:
+        if self.tool_calls:
+            return "tool_calls"
+        return "length" if self.generation and self.generation.finish_reason == "length" else "stop"
+
+    def usage(self) -> dict:
+        g = self.generation
+        return {"prompt_tokens": g.prompt_tokens, "completion_tokens": g.completion_tokens,
+                "total_tokens": g.prompt_tokens + g.completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": g.cached_tokens}}
+
+    def debug(self) -> dict:
+        """What the model saw and said, and what the parser made of it."""
+        g = self.generation
+        return {"id": self.id, "model": self.engine.model, "engine": self.engine.kind,
+                "template": self.engine.template.origin, "prompt": self.prompt,
+                "raw_text": self.raw_text, "json_schema": self.schema,
+                "stop": self.stop, "tools_shown": self.use_tools,
+                "parsed_tool_calls": [{**tc, "source": c.source} for tc, c in
+                                      zip(self.tool_calls, self.parsed.calls if self.parsed else [])],
+                "content": self.content,
+                "finish_reason": self.finish_reason(), "engine_finish_reason": g.finish_reason if g
+                else None, "usage": self.usage() if g else None, "timings": g.timings if g else {}}
+
+    def _head(self, obj: str) -> dict:
+        return {"id": self.id, "object": obj, "created": self.created, "model": self.engine.model,
+                "system_fingerprint": f"reactlab-{self.engine.kind}"}
+
+    def completion(self, generation: Generation) -> dict:
+        """The non-stream `chat.completion` object."""
+        self.generation = generation
+        self.raw_text = generation.text
+        parsed = self.interpret(generation.text)
+        message = {"role": "assistant", "content": parsed.content}
+        if self.tool_calls:
+            message["tool_calls"] = self.tool_calls
+        elif message["content"] is None:
+            message["content"] = ""
+        self.content = message["content"]
+        out = {**self._head("chat.completion"),
+               "choices": [{"index": 0, "message": message, "logprobs": None,
+                            "finish_reason": self.finish_reason()}],
+               "usage": self.usage()}
+        if self.req.debug:
+            out["reactlab"] = self.debug()
+        return out
+
+    def _chunk(self, delta: dict, finish_reason: str | None = None, **extra) -> str:
+        out = {**self._head("chat.completion.chunk"),
+               "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                            "finish_reason": finish_reason}]}
+        if self.req.include_usage:
+            out["usage"] = None  # OpenAI's shape: null on every chunk but the last
+        return sse({**out, **extra})
+
+    async def stream(self, events):
+        """SSE lines for the engine's ("text", piece) … ("done", Generation) events."""
+        yield self._chunk({"role": "assistant", "content": ""})
+        hold = HoldBack(active=self.use_tools)
+        pieces, sent = [], []
+        async for kind, value in events:
+            if kind == "text":
+                pieces.append(value)
+                safe = hold.feed(value)
+                if safe:
+                    sent.append(safe)
+                    yield self._chunk({"content": safe})
+                continue
+            self.generation, self.raw_text = value, "".join(pieces)
+        parsed = self.interpret(hold.finish())
+        if parsed.content:
+            sent.append(parsed.content)
+            yield self._chunk({"content": parsed.content})
+        self.content = "".join(sent) or (None if self.tool_calls else "")
+        for index, call in enumerate(self.tool_calls):
+            fn = call["function"]
+            yield self._chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                               "function": {"name": fn["name"], "arguments": ""}}]})
+            args = fn["arguments"]
+            for i in range(0, len(args), ARG_FRAGMENT):
+                yield self._chunk({"tool_calls": [{"index": index, "function": {
+                    "arguments": args[i:i + ARG_FRAGMENT]}}]})
+        extra = {"reactlab": self.debug()} if self.req.debug else {}
+        yield self._chunk({}, self.finish_reason(), **extra)
+        if self.req.include_usage:
+            yield sse({**self._head("chat.completion.chunk"), "choices": [],
+                       "usage": self.usage()})
+        yield "data: [DONE]\n\n"

@@ -1,0 +1,141 @@
+"""Engines: the thing that turns a prompt string into text. One real, one scripted (`replay`).
+
+Every engine has the same small surface, so the server's template -> generate -> parse ->
+stream path is identical for both:
+
+    engine.model      "qwen2.5-coder-1.5b-instruct"
+    engine.template   a ChatTemplate (from the GGUF file, repaired)
+    engine.generate(prompt, max_tokens=…, temperature=…, top_p=…, seed=…, stop=[…],
+                    json_schema=None, cache_prompt=True, on_text=callback) -> Generation
+
+`on_text(piece)` is called for every piece of text as it is generated; returning True stops
+generation (the server does that when a streaming client goes away).
+
+`XllamacppEngine` runs llama.cpp in this process through xllamacpp (see DESIGN.md). Its
+prompt cache keeps the longest common prefix of the previous prompt, which is what makes
+step 5 of an agent cheap; `Generation.cached_tokens` reports how much was reused.
+
+This module does not queue requests (`scheduler` does) and does not know about HTTP.
+Introduced in notebook 06 (under the hood).
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reactlab.server.template import END_OF_TURN, ChatTemplate
+
+OnText = Callable[[str], bool]
+
+
+class EngineError(RuntimeError):
+    """The engine failed or refused; `status` is 400 when the request itself was too big."""
+
+    def __init__(self, message: str, status: int = 500):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Generation:
+    text: str
+    finish_reason: str           # "stop" | "length" | "cancelled"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0       # prompt tokens reused from the prompt cache
+    timings: dict = field(default_factory=dict)  # llama.cpp's: prompt_ms, predicted_per_second …
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now. Example: free_port() -> 41873"""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+class XllamacppEngine:
+    """llama.cpp in-process. Example: XllamacppEngine("1.5b").generate("<|im_start|>…", …)"""
+
+    kind = "xllamacpp"
+
+    def __init__(self, model: str, path: str | Path | None = None, n_ctx: int = 8192,
+                 threads: int = 2):
+        from reactlab.server.weights import ensure_model, resolve_name
+
+        self.model = resolve_name(model)
+        self.path = Path(path) if path else ensure_model(self.model)
+        self.template = ChatTemplate.from_gguf(self.path)  # reads metadata: catches a bad file fast
+        import xllamacpp as xlc
+
+        p = xlc.CommonParams()
+        p.model.path = str(self.path)
+        p.n_ctx = n_ctx
+        p.warmup = False
+        p.cpuparams.n_threads = p.cpuparams_batch.n_threads = threads
+        # Creating the engine also opens llama.cpp's own HTTP listener: keep it on loopback, on
+        # a port of its own, locked with a random key nobody knows, and quiet.
+        p.port = free_port()
+        p.api_keys = [secrets.token_hex(16)]
+        p.ui = False
+        p.verbosity = -1
+        try:
+            self._server = xlc.Server(p)
+        except RuntimeError:
+            advice = ("Check that it is a complete Qwen2.5 instruct GGUF." if path else
+                      "Delete it and start again to re-assemble it from the weight packages.")
+            raise EngineError(f"llama.cpp could not load {self.path}: the file is corrupt or not "
+                              f"a model llama.cpp supports. {advice}") from None
+        self.n_ctx = n_ctx
+
+    def generate(self, prompt: str, *, max_tokens: int = 256, temperature: float = 0.0,
+                 top_p: float | None = None, seed: int | None = None, stop=(),
+                 json_schema: dict | None = None, cache_prompt: bool = True,
+                 on_text: OnText | None = None) -> Generation:
+        body = {"prompt": prompt, "max_tokens": max_tokens, "temperature": temperature,
+                "stop": [END_OF_TURN, *stop], "stream": True, "cache_prompt": cache_prompt}
+        for key, value in (("top_p", top_p), ("seed", seed), ("json_schema", json_schema)):
+            if value is not None:
+                body[key] = value
+        pieces: list[str] = []
+        final: dict = {}
+
+        def on_chunk(chunk: dict) -> bool:
+            if "error" in chunk:
+                final["error"] = chunk["error"]
+                return True
+            choice = (chunk.get("choices") or [{}])[0]
+            if choice.get("finish_reason"):
+                final.update(chunk, finish_reason=choice["finish_reason"])
+            text = choice.get("text") or ""
+            if text:
+                pieces.append(text)
+                if on_text is not None and on_text(text):
+                    final["cancelled"] = True
+                    return True
+            return False
+
+        result = self._server.handle_completions(body, on_chunk)
+        error = final.get("error") or (result or {}).get("error")
+        if error:
+            code = error.get("code") if isinstance(error, dict) else None
+            message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+            raise EngineError(f"The engine refused the request: {message}.",
+                              400 if code == 400 else 500)
+        usage = final.get("usage") or {}
+        timings = final.get("timings") or {}
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens",
+                                                                 timings.get("cache_n", 0))
+        return Generation(
+            text="".join(pieces),
+            finish_reason="cancelled" if final.get("cancelled") else final.get("finish_reason",
+                                                                                "stop"),
+            prompt_tokens=usage.get("prompt_tokens", 0),
+            completion_tokens=usage.get("completion_tokens", len(pieces)),
+            cached_tokens=cached or 0, timings=timings)
+
+    def close(self) -> None:
+        self._server = None  # the xllamacpp Server stops its threads when collected

@@ -1,0 +1,190 @@
+"""Turn what the model wrote into OpenAI `tool_calls`, leniently.
+
+The Qwen2.5 template asks for `<tool_call>{"name": …, "arguments": {…}}</tool_call>`, but the
+1.5B model often answers with a fenced ```` ```json ```` block or bare JSON instead (llama.cpp's
+own parser then returns the call as plain text). We accept, in this order:
+
+1. `<tool_call> … </tool_call>` blocks (the closing tag may be missing at the end). Inside a
+   tag any name is accepted, and JSON broken beyond a simple repair still becomes a call whose
+   `arguments` is the raw text, so the agent can tell the model what to fix.
+2. fenced blocks (```` ```json ````, ```` ``` ````) holding a call object or a list of them;
+3. bare JSON objects or lists with `name` + `arguments` anywhere in the text.
+
+For 2 and 3 the name must be one of the request's tools (when they are known), so a JSON
+answer that merely has a "name" key is not mistaken for a call. `parameters` is accepted for
+`arguments`, arguments given as a JSON *string* are decoded, and the OpenAI shape
+`{"function": {"name", "arguments"}}` is unwrapped. Text outside the calls stays `content`.
+
+This module is pure (no I/O, no randomness except `new_call_id`); it does not check the
+arguments against the tool's schema (the agent's tool registry does). Notebook 06.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import secrets
+from dataclasses import dataclass
+
+_TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
+_FENCE = re.compile(r"```[ \t]*([\w-]*)[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+_EMPTY_FENCE = re.compile(r"```[\w-]*\s*```")
+_NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
+_ARGS = re.compile(r'"(?:arguments|parameters)"\s*:\s*(.*)', re.DOTALL)
+_DECODER = json.JSONDecoder()
+
+
+@dataclass
+class ParsedCall:
+    name: str
+    arguments: str  # JSON text, as OpenAI sends it (invalid only if the model broke it in a tag)
+    source: str     # "tag" | "fence" | "json": where we found it, for the debug view
+
+
+@dataclass
+class ParsedReply:
+    content: str | None
+    calls: list[ParsedCall]
+
+
+def new_call_id() -> str:
+    """Example: new_call_id() -> "call_3f9a0c1be27d4a5581b6e0c2" (24 hex digits, like OpenAI)."""
+    return "call_" + secrets.token_hex(12)
+
+
+def _dump(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _arguments(value) -> str:
+    """Example: '{"location": "北京"}' (a string) -> '{"location": "北京"}'; None -> '{}'."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return "{}"
+    if isinstance(value, str):
+        try:
+            return _dump(json.loads(value))
+        except ValueError:
+            return value  # the model's broken JSON, passed on for the agent to report
+    return _dump(value)
+
+
+def calls_from_value(value, names: set[str] | None, source: str) -> list[ParsedCall] | None:
+    """Calls in a decoded JSON value, or None if it is not call-shaped.
+
+    Example: {"name": "get_today", "parameters": {}} -> [ParsedCall("get_today", "{}", …)]
+    """
+    if isinstance(value, list):
+        calls = [calls_from_value(v, names, source) for v in value]
+        return [c for group in calls for c in group] if value and all(calls) else None
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("tool_calls"), list):
+        return calls_from_value(value["tool_calls"], names, source)
+    if isinstance(value.get("function"), dict):  # the OpenAI shape, echoed by the model
+        value = value["function"]
+    name = value.get("name")
+    if not isinstance(name, str) or not name or (names and name not in names and source != "tag"):
+        return None
+    key = "arguments" if "arguments" in value else "parameters" if "parameters" in value else None
+    if key is None and not (names and name in names and len(value) == 1):
+        return None  # {"name": …} alone is a call only when the name is a known tool
+    return [ParsedCall(name, _arguments(value.get(key)), source)]
+
+
+def _values(blob: str) -> list | None:
+    """Consecutive JSON values in `blob` (whitespace or commas between), or None.
+
+    Example: '{"a": 1}\\n{"b": 2}' -> [{"a": 1}, {"b": 2}]
+    """
+    out, i = [], 0
+    while True:
+        while i < len(blob) and blob[i] in " \t\r\n,":
+            i += 1
+        if i == len(blob):
+            return out or None
+        try:
+            value, i = _DECODER.raw_decode(blob, i)
+        except ValueError:
+            return None
+        out.append(value)
+
+
+def _unfence(blob: str) -> str:
+    blob = blob.strip()
+    match = _FENCE.fullmatch(blob)
+    return match.group(2).strip() if match else blob
+
+
+def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
+    blob = _unfence(inner)
+    for attempt in (blob, blob + "}", blob + "}}"):  # the model often drops a closing brace
+        values = _values(attempt)
+        if values is not None:
+            calls = calls_from_value(values, names, "tag")
+            if calls:
+                return calls
+    try:  # Python-literal dicts: {'name': 'f', 'arguments': {'x': 1}}
+        calls = calls_from_value(ast.literal_eval(blob), names, "tag")
+        if calls:
+            return calls
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        pass
+    name, args = _NAME.search(blob), _ARGS.search(blob)
+    if not name:
+        return None
+    raw = args.group(1).strip() if args else "{}"
+    if raw.count("}") > raw.count("{"):  # drop the outer object's closing brace
+        raw = raw[: raw.rfind("}")].rstrip()
+    return [ParsedCall(name.group(1), raw, "tag")]
+
+
+def _free(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return all(end <= s or start >= e for s, e in spans)
+
+
+def parse_tool_calls(text: str, tool_names=None) -> ParsedReply:
+    """Split a raw model reply into content and tool calls.
+
+    Example: 'Let me check.\\n```json\\n{"name": "get_weather", "arguments": {"location": "北京"}}\\n```'
+    -> ParsedReply(content="Let me check.", calls=[ParsedCall("get_weather",
+       '{"location": "北京"}', "fence")])
+    """
+    names = set(tool_names) if tool_names else None
+    found: list[tuple[int, list[ParsedCall]]] = []
+    spans: list[tuple[int, int]] = []
+    for m in _TAG.finditer(text):
+        calls = _tag_calls(m.group(1), names)
+        if calls:
+            found.append((m.start(), calls))
+            spans.append(m.span())
+    for m in _FENCE.finditer(text):
+        if _free(spans, *m.span()):
+            values = _values(m.group(2))
+            calls = calls_from_value(values, names, "fence") if values else None
+            if calls:
+                found.append((m.start(), calls))
+                spans.append(m.span())
+    i = 0
+    while (i := _next_brace(text, i)) >= 0:
+        try:
+            value, end = _DECODER.raw_decode(text, i)
+        except ValueError:
+            i += 1
+            continue
+        calls = calls_from_value(value, names, "json") if _free(spans, i, end) else None
+        if calls:
+            found.append((i, calls))
+            spans.append((i, end))
+        i = end  # a JSON value that is not a call: its inner braces are not calls either
+    content = text
+    for start, end in sorted(spans, reverse=True):
+        content = content[:start] + content[end:]
+    content = _EMPTY_FENCE.sub("", content).strip()
+    calls = [c for _, group in sorted(found, key=lambda f: f[0]) for c in group]
+    return ParsedReply(content or None, calls)
+
+
+def _next_brace(text: str, start: int) -> int:
+    positions = [p for p in (text.find("{", start), text.find("[", start)) if p >= 0]
+    return min(positions) if positions else -1

@@ -1,0 +1,187 @@
+"""The tool-call parser, the streaming hold-back and the forced-call schema (no server, no model).
+
+REAL_* strings are verbatim outputs of qwen2.5-coder-1.5b-instruct (Q4_K_M, xllamacpp,
+temperature 0 unless noted) given the Qwen2.5 template with the course tools.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reactlab.server.constrain import tool_call_schema
+from reactlab.server.holdback import HoldBack
+from reactlab.server.toolcalls import new_call_id, parse_tool_calls
+
+NAMES = ["get_weather", "get_closing_price", "calculator", "get_today", "days_between"]
+
+# "北京和广州今天天气怎么样？" — one city only, in a fenced block (the headline example)
+REAL_FENCED = '```json\n{\n  "name": "get_weather",\n  "arguments": {\n    "location": "北京"\n  }\n}\n```'
+# "今天是几号？"
+REAL_BARE = '{"name": "get_today", "arguments": {}}'
+# "北京和广州今天天气怎么样？" at temperature 0.7, seed 1
+REAL_BARE_INDENTED = ('{\n    "name": "get_weather",\n    "arguments": {\n        "location": '
+                      '"北京"\n    }\n}')
+# after the tool result, the model asked again (arguments on one line inside the fence)
+REAL_REPEAT = '```json\n{\n  "name": "get_weather",\n  "arguments": {"location": "北京"}\n}\n```'
+REAL_CALC = ('```json\n{\n  "name": "calculator",\n  "arguments": {\n    "expression": "306 * 5"\n'
+             '  }\n}\n```')
+REAL_CONSTRAINED = '[{"name": "get_weather", "arguments": {"location": "北京"}}]'
+
+
+def one(text, names=NAMES):
+    reply = parse_tool_calls(text, names)
+    assert len(reply.calls) == 1, reply
+    return reply, reply.calls[0]
+
+
+def test_headline_real_fenced_call():
+    reply, call = one(REAL_FENCED)
+    assert (call.name, json.loads(call.arguments), call.source) == (
+        "get_weather", {"location": "北京"}, "fence")
+    assert reply.content is None
+    assert call.arguments == '{"location": "北京"}'  # Chinese stays Chinese
+
+
+@pytest.mark.parametrize("text,name,args,source", [
+    (REAL_BARE, "get_today", {}, "json"),
+    (REAL_BARE_INDENTED, "get_weather", {"location": "北京"}, "json"),
+    (REAL_REPEAT, "get_weather", {"location": "北京"}, "fence"),
+    (REAL_CALC, "calculator", {"expression": "306 * 5"}, "fence"),
+    (REAL_CONSTRAINED, "get_weather", {"location": "北京"}, "json"),
+])
+def test_real_outputs(text, name, args, source):
+    _, call = one(text)
+    assert (call.name, json.loads(call.arguments), call.source) == (name, args, source)
+
+
+def test_tags_with_content_and_two_calls():
+    text = ('我来查一下。\n<tool_call>\n{"name": "get_weather", "arguments": {"location": "北京"}}\n'
+            '</tool_call>\n<tool_call>\n{"name": "get_weather", "arguments": {"location": "广州"}}\n'
+            '</tool_call>')
+    reply = parse_tool_calls(text, NAMES)
+    assert reply.content == "我来查一下。"
+    assert [json.loads(c.arguments)["location"] for c in reply.calls] == ["北京", "广州"]
+    assert {c.source for c in reply.calls} == {"tag"}
+
+
+def test_unclosed_tag_and_missing_brace_are_repaired():
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {"location": "北京"}'
+    _, call = one(text)
+    assert json.loads(call.arguments) == {"location": "北京"}
+
+
+def test_broken_json_in_a_tag_is_still_a_call_with_raw_arguments():
+    _, call = one('<tool_call>\n{"name": "get_weather", "arguments": {"location": 北京}}\n</tool_call>')
+    assert call.name == "get_weather"
+    assert call.arguments == '{"location": 北京}'  # invalid JSON, passed on for the agent to report
+    with pytest.raises(ValueError):
+        json.loads(call.arguments)
+
+
+def test_python_literal_in_a_tag():
+    _, call = one("<tool_call>{'name': 'get_weather', 'arguments': {'location': '上海'}}</tool_call>")
+    assert json.loads(call.arguments) == {"location": "上海"}
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "get_weather", "parameters": {"location": "北京"}}',
+    '{"name": "get_weather", "arguments": "{\\"location\\": \\"北京\\"}"}',
+    '{"function": {"name": "get_weather", "arguments": "{\\"location\\": \\"北京\\"}"}}',
+    '```\n{"name": "get_weather", "arguments": {"location": "北京"}}\n```',
+    'Calling: {"name": "get_weather", "arguments": {"location": "北京"}}',
+])
+def test_lenient_shapes(text):
+    _, call = one(text)
+    assert json.loads(call.arguments) == {"location": "北京"}
+
+
+def test_several_bare_objects_and_a_list():
+    two = ('{"name": "get_closing_price", "arguments": {"name": "青岛啤酒"}}\n'
+           '{"name": "get_closing_price", "arguments": {"name": "贵州茅台"}}')
+    assert len(parse_tool_calls(two, NAMES).calls) == 2
+    listed = "[" + two.replace("\n", ", ") + "]"
+    assert [json.loads(c.arguments)["name"] for c in parse_tool_calls(listed, NAMES).calls] == [
+        "青岛啤酒", "贵州茅台"]
+
+
+def test_name_alone_is_a_call_only_for_a_known_no_argument_tool():
+    assert one('{"name": "get_today"}')[1].arguments == "{}"
+    assert parse_tool_calls('{"name": "Alice"}', NAMES).calls == []
+
+
+@pytest.mark.parametrize("text", [
+    "北京今天晴，25°C。",
+    'The JSON you asked for: {"name": "Alice", "arguments": 3}',
+    '```python\nprint({"a": 1})\n```',
+    "Use {braces} and [brackets] freely.",
+])
+def test_plain_answers_stay_content(text):
+    reply = parse_tool_calls(text, NAMES)
+    assert reply.calls == [] and reply.content == text
+
+
+def test_unknown_name_counts_only_inside_tags():
+    assert parse_tool_calls('{"name": "get_stock", "arguments": {}}', NAMES).calls == []
+    _, call = one('<tool_call>{"name": "get_stock", "arguments": {}}</tool_call>')
+    assert call.name == "get_stock"  # the agent can tell the model the tool does not exist
+
+
+def test_without_tool_names_any_call_shape_counts():
+    assert parse_tool_calls('{"name": "anything", "arguments": {"x": 1}}').calls[0].name == "anything"
+
+
+def test_call_ids_look_like_openai():
+    ids = {new_call_id() for _ in range(50)}
+    assert len(ids) == 50
+    assert all(i.startswith("call_") and len(i) == 29 for i in ids)
+
+
+# --- streaming hold-back -------------------------------------------------------------------
+
+def stream(text, size):
+    h, out = HoldBack(), []
+    for i in range(0, len(text), size):
+        out.append(h.feed(text[i:i + size]))
+    return "".join(out), h.finish()
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+@pytest.mark.parametrize("text,sent", [
+    ("Let me check.\n<tool_call>\n{\"name\": \"f\"}\n</tool_call>", "Let me check.\n"),
+    (REAL_FENCED, ""),
+    (REAL_BARE, ""),
+    ("Answer:\n  {\"x\": 1}", "Answer:\n  "),
+    ("北京今天晴。a<b, c`d {x}", "北京今天晴。a<b, c`d {x}"),
+])
+def test_holdback_never_leaks_a_call_as_content(text, sent, size):
+    released, held = stream(text, size)
+    assert released == sent
+    assert released + held == text
+
+
+def test_holdback_inactive_passes_everything():
+    h = HoldBack(active=False)
+    assert h.feed("<tool_call>") == "<tool_call>" and h.finish() == ""
+
+
+# --- forced calls --------------------------------------------------------------------------
+
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": {
+    "type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}}
+    for n in ("get_weather", "get_air")]
+
+
+def test_named_choice_is_one_object_with_const_name():
+    schema = tool_call_schema(TOOLS, "get_air")
+    assert schema["properties"]["name"] == {"const": "get_air"}
+    assert schema["properties"]["arguments"]["additionalProperties"] is False
+    assert TOOLS[1]["function"]["parameters"].get("additionalProperties") is None  # not mutated
+
+
+def test_required_choice_shapes():
+    assert tool_call_schema(TOOLS, parallel=False)["anyOf"][0]["properties"]["name"] == {
+        "const": "get_weather"}
+    listed = tool_call_schema(TOOLS)
+    assert listed["type"] == "array" and listed["minItems"] == 1
