@@ -377,3 +377,15 @@ def test_a_client_giving_up_on_a_non_stream_request_frees_the_engine(serve):
     assert engine.cancelled == 1
     assert client.chat.completions.create(model=MODEL, messages=ASK).choices[
         0].message.content == "next"
+
+
+def test_a_reply_cut_by_max_tokens_says_length_even_with_complete_calls(serve):
+    # The model wrote one whole call and was cut inside a second one (seen on the real 1.5B):
+    # the client must learn the reply is incomplete, as OpenAI reports it.
+    cut = TAGS + '\n<tool_call>\n{"name": "get_weather", "arguments": {"loc'
+    client, _, _ = serve([cut])
+    r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS, max_tokens=10_000)
+    assert r.choices[0].finish_reason == "tool_calls"  # not cut: the whole text fit
+    client, _, _ = serve([cut])
+    r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS, max_tokens=60)
+    assert r.choices[0].finish_reason == "length"

@@ -80,9 +80,11 @@ class Turn:
         return parsed
 
     def finish_reason(self) -> str:
-        if self.tool_calls:
-            return "tool_calls"
-        return "length" if self.generation and self.generation.finish_reason == "length" else "stop"
+        # As OpenAI does: running out of max_tokens wins, even when complete calls were parsed
+        # before the cut (the client should know the reply may be missing a call).
+        if self.generation and self.generation.finish_reason == "length":
+            return "length"
+        return "tool_calls" if self.tool_calls else "stop"
 
     def usage(self) -> dict:
         g = self.generation
