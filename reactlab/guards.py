@@ -113,7 +113,8 @@ def format_call(name: str, args: Any) -> str:
 
 class LoopDetector:
     """Notice a model that repeats itself: the same call `repeat` times in a row, or two calls
-    alternating A, B, A, B (`pingpong` rounds). Call `check` once per tool call, in order.
+    alternating A, B, A, B (`pingpong` rounds), or a chain of three A, B, C replayed as often.
+    Call `check` once per tool call, in order.
 
     It keeps its history after firing, so a model that ignores the intervention and repeats
     the call once more fires it again; the agents stop at the second trigger.
@@ -157,13 +158,20 @@ class LoopDetector:
         return None
 
     def _ping_pong(self) -> str | None:
-        n = 2 * self.pingpong if self.pingpong else 0
-        if not n or len(self.history) < n:
-            return None
-        last = self.history[-n:]
-        a, b = last[0], last[1]
-        if a != b and all(k == a for k in last[0::2]) and all(k == b for k in last[1::2]):
-            return f"loop: ping-pong between {self._shown[a]} and {self._shown[b]}"
+        # Period 2 is the classic ping-pong; period 3 catches a whole chain replayed, e.g. the
+        # 1.5B writing get_today, days_between, calculator three times in one reply.
+        for period in (2, 3):
+            n = period * self.pingpong if self.pingpong else 0
+            if not n or len(self.history) < n:
+                continue
+            last = self.history[-n:]
+            cycle = last[:period]
+            if len(set(cycle)) == period and all(
+                    k == cycle[i % period] for i, k in enumerate(last)):
+                shown = [self._shown[k] for k in cycle]
+                if period == 2:
+                    return f"loop: ping-pong between {shown[0]} and {shown[1]}"
+                return f"loop: the cycle {' -> '.join(shown)} repeated {self.pingpong} times"
         return None
 
     def copy(self) -> LoopDetector:

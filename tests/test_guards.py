@@ -365,3 +365,18 @@ def test_compression_never_breaks_a_valid_history(msgs, keep_last):
     assert out[:2] == HEAD
     assert count_steps(out) == min(count_steps(msgs), keep_last)
     assert compress_history(out, keep_last=keep_last) == out  # folding again changes nothing
+
+
+def test_loop_detector_sees_a_chain_replayed_in_one_reply():
+    # Seen on the real 1.5B: get_today -> days_between -> calculator written three times over.
+    d = LoopDetector()
+    chain = [("get_today", {}), ("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}),
+             ("calculator", {"expression": "306 * 5"})]
+    events = [d.check(n, a) for n, a in chain * 2]
+    assert events[:5] == [None] * 5
+    assert events[5] and "cycle" in events[5] and "calculator" in events[5]
+
+
+def test_three_different_calls_are_not_a_loop():
+    d = LoopDetector()
+    assert [d.check(c, {}) for c in ("a", "b", "c", "a", "c", "b")] == [None] * 6
