@@ -3,7 +3,12 @@ import hashlib
 import pytest
 
 from reactlab.server.weights import (
-    MODELS, ModelSpec, WeightsError, ensure_model, locate_parts, resolve_name,
+    MODELS,
+    ModelSpec,
+    WeightsError,
+    ensure_model,
+    locate_parts,
+    resolve_name,
 )
 
 

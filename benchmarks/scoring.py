@@ -1,0 +1,170 @@
+"""Turn one agent run into one benchmark record: success, failure mode, counts, a short trace.
+
+Failure modes (exactly one per failed run, decided in this order from the RunResult):
+
+| mode | precise rule |
+|---|---|
+| `provider_error` | `status == "error"`: the request failed (network, HTTP, server) |
+| `loop` | `status == "loop"`: the loop detector fired twice |
+| `format_error` | `status == "parse_errors"`; or a step/token budget ran out while at least half of the model's steps (the closing final request excluded) were unparsable or empty replies |
+| `step_limit` | `status` is `"max_steps"` or `"max_tokens"` (the other budget ends) |
+| `invented_data` | the model ended with an answer (`status == "final"`) that states a number although a fact the task needs never came back from a successful tool call (`Task.needs`), or a reply carried an `Observation:` line the model wrote itself |
+| `wrong_answer` | everything else: the facts were fetched (or none were needed) and the answer is still wrong — bad arithmetic, one city's number copied to the other, a missing part — or the answer states no number at all (empty, "<tools></tools>") |
+
+Success is the task's checker on `RunResult.answer`, whatever the status: an answer given in
+the closing "answer with what you have" request after a budget ran out counts if it is right
+(`record["after_budget"]` marks it). This module does not call a model; it is tested on fake
+RunResults in tests/test_benchmarks.py.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from benchmarks.tasks import Task, check
+
+MODES = ("provider_error", "loop", "format_error", "step_limit", "invented_data", "wrong_answer")
+MODE_TEXT = {
+    "provider_error": "the request failed (network, HTTP or server error)",
+    "loop": "the loop detector fired twice: the same call over and over",
+    "format_error": "replies the parser could not read, or empty replies",
+    "step_limit": "the step (or token) budget ran out",
+    "invented_data": "stated a figure it never fetched (or wrote its own Observation)",
+    "wrong_answer": "had the facts (or needed none) and answered wrongly, incompletely or "
+                    "with no figure at all",
+}
+BUDGET_ENDS = ("max_steps", "max_tokens")
+_OWN_OBSERVATION = re.compile(r"(?im)^[ \t*]*Observation\s*[:：]")
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
+
+
+def needs_met(task: Task, steps: list) -> list[str]:
+    """The needed facts that never came back from a successful call; [] when all did.
+
+    Example: a t13 run that only fetched 北京 -> ["get_weather:广州"]
+    """
+    unmet = []
+    for tool, text in task.needs:
+        found = False
+        for step in steps:
+            for call in _get(step, "tool_calls", []) or []:
+                if _get(call, "name") != tool or _get(call, "error"):
+                    continue
+                shown = (_get(call, "full_observation") or "") + (_get(call, "observation") or "")
+                if text in shown:
+                    found = True
+        if not found:
+            unmet.append(f"{tool}:{text}")
+    return unmet
+
+
+def wrote_own_observation(steps: list) -> bool:
+    """A reply (not a tool result) with an `Observation:` line: the model made one up."""
+    return any(_get(s, "kind") in ("action", "final", "parse_error")
+               and _OWN_OBSERVATION.search(_get(s, "text") or "") for s in steps)
+
+
+def classify(task: Task, result: Any) -> tuple[bool, str, list[str]]:
+    """(success, mode, checker's missing items); mode is "solved" on success.
+
+    `result` is a RunResult or its to_dict(). Example: a final answer "北京 23.4°C" for t05
+    -> (True, "solved", [])
+    """
+    steps = _get(result, "steps", []) or []
+    return decide(task, _get(result, "status"), _get(result, "answer"),
+                  [(_get(s, "kind"), _get(s, "text") or "") for s in steps],
+                  needs_met(task, steps))
+
+
+def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, str]],
+           unmet: list[str]) -> tuple[bool, str, list[str]]:
+    """The failure-mode rules on plain data: steps as (kind, raw text), unmet needs.
+
+    Also used by the report to re-classify stored records (see `reclassify`).
+    """
+    ok, missing = check(task, answer)
+    if status == "error":
+        return False, "provider_error", missing
+    if ok:
+        return True, "solved", []
+    if status == "loop":
+        return False, "loop", missing
+    model_steps = [k for k, _ in steps if k != "final_request"]
+    bad = sum(k in ("parse_error", "empty") for k in model_steps)
+    if status == "parse_errors" or (status in BUDGET_ENDS and model_steps
+                                    and bad * 2 >= len(model_steps)):
+        return False, "format_error", missing
+    if status in BUDGET_ENDS:
+        return False, "step_limit", missing
+    own_observation = any(k in ("action", "final", "parse_error") and _OWN_OBSERVATION.search(t)
+                          for k, t in steps)
+    # Invented data states a figure: an answer with no number at all ("<tools></tools>",
+    # "I cannot tell") is a wrong answer, not an invention.
+    states_figure = bool(re.search(r"\d", answer or ""))
+    if states_figure and (unmet or own_observation):
+        return False, "invented_data", missing
+    return False, "wrong_answer", missing
+
+
+def reclassify(rec: dict) -> tuple[bool, str]:
+    """(success, mode) of a stored record under the current rules (None task: unchanged)."""
+    from benchmarks.tasks import TASKS_BY_ID
+
+    task = TASKS_BY_ID.get(rec.get("task"))
+    if task is None or "trace" not in rec:
+        return rec["success"], rec["mode"]
+    ok, mode, _ = decide(task, rec.get("status"), rec.get("answer"),
+                         [(s.get("kind"), s.get("text") or "") for s in rec["trace"]],
+                         rec.get("needs_unmet", []))
+    return ok, mode
+
+
+def _short(value: Any, limit: int) -> Any:
+    if isinstance(value, str) and len(value) > limit:
+        return value[: limit - 20] + f" …[{len(value) - limit + 20} more]"
+    return value
+
+
+def trace(steps: list, limit: int = 700) -> list[dict]:
+    """A compact copy of the steps for the JSONL record (texts cut to `limit` characters)."""
+    out = []
+    for s in steps:
+        out.append({
+            "n": _get(s, "number"), "kind": _get(s, "kind"), "text": _short(_get(s, "text"), limit),
+            "calls": [[_get(c, "name"), _short(_get(c, "arguments"), 300),
+                       _short(_get(c, "observation"), 240), bool(_get(c, "error"))]
+                      for c in _get(s, "tool_calls", []) or []],
+            "error": _short(_get(s, "error"), 300), "events": _get(s, "events", []),
+            "pt": _get(s, "prompt_tokens", 0), "ct": _get(s, "completion_tokens", 0),
+            "cached": _get(s, "cached_tokens", 0), "ms": round(_get(s, "latency_ms", 0) or 0),
+        })
+    return out
+
+
+def record(task: Task, result: Any, wall_s: float) -> dict:
+    """Everything the report needs about one run (config fields are added by the runner)."""
+    steps = _get(result, "steps", []) or []
+    usage = _get(result, "usage", {}) or {}
+    success, mode, missing = classify(task, result)
+    calls = [c for s in steps for c in (_get(s, "tool_calls", []) or [])]
+    pt, ct = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+    return {
+        "task": task.id, "task_digest": task.digest(), "lang": task.lang, "kind": task.kind,
+        "calls_needed": task.calls, "success": success, "mode": mode, "missing": missing,
+        "status": _get(result, "status"), "after_budget": success and _get(result, "status") != "final",
+        "answer": _short(_get(result, "answer"), 1500), "error": _get(result, "error"),
+        "steps": len(steps), "tool_calls": len(calls),
+        "tool_errors": sum(bool(_get(c, "error")) for c in calls),
+        "parse_errors": sum(_get(s, "kind") == "parse_error" for s in steps),
+        "empty_replies": sum(_get(s, "kind") == "empty" for s in steps),
+        "needs_unmet": needs_met(task, steps),
+        "guard_events": [e for s in steps for e in (_get(s, "events", []) or [])],
+        "prompt_tokens": pt, "completion_tokens": ct,
+        "cached_tokens": int(usage.get("cached_tokens", 0)), "total_tokens": pt + ct,
+        "wall_s": round(wall_s, 2), "model": _get(result, "model"),
+        "trace": trace(steps),
+    }

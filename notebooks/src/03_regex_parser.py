@@ -1,0 +1,549 @@
+# %% [markdown]
+# # 03 · Parsing ReAct with regular expressions
+# *The model writes text; the program needs a tool name and a dict of arguments. Build the
+# parser one regex at a time, then break it on real replies.*
+#
+# **After this notebook you can:**
+# - pull the Final Answer, the tool name and the arguments out of a reply in either ReAct style
+#   (the JSON blob of seed 000, the `Action:` / `Action Input:` lines of seed 002);
+# - run a parser over a pile of real replies and read off where and why it fails;
+# - harden it against what small models really write (fences, full-width colons, Python dicts,
+#   an invented Observation with an answer after it);
+# - write parse errors as messages the *model* can act on, and use `reactlab.parsing.parse_react`.
+#
+# **Where we are:** notebook 02 stopped the model after its Action (`stop=["Observation:"]`)
+# and cleaned the end of a reply (`cut_at_stop`, `strip_invented_observation`). We import both.
+#
+# > 正则表达式是 ReAct 的"耳朵"：模型说的每一句，程序只能靠它听懂。耳朵太挑剔，Agent 就会卡住；
+# > 耳朵太随便，就会把模型编出来的内容当真。
+
+# %% [markdown]
+# ## Setup
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import ast
+import json
+import re
+from pathlib import Path
+
+import reactlab
+from reactlab.parsing import (
+    Action, FinalAnswer, ReActParseError, cut_at_stop, parse_react, strip_invented_observation,
+)
+from reactlab.prompts import react_system_prompt, react_user_message
+from reactlab.tools import ToolRegistry, get_closing_price, get_weather
+
+conn = reactlab.connect()
+conn
+
+# %% [markdown]
+# ## 1. A pile of real replies
+#
+# A parser is only as good as the replies it has seen. We collect three kinds, all written by
+# real models:
+#
+# - **this run**: three fresh replies from the model behind `conn` — the weather question in the
+#   JSON style with `stop`, the same without `stop` (the messy case from notebook 02), and seed
+#   002's stock question in the `Action Input` style;
+# - **the seeds**: the replies recorded in seed 000 (DeepSeek-V3) and seed 002;
+# - **the corpus**: replies collected by the project in `tests/data/react_outputs.json` (in a
+#   checkout of the repository; the installed package does not ship it): more seed transcripts,
+#   recorded replies of the local model, and a few *handmade* shapes that other models are known
+#   to write. Handmade entries are labelled `handmade:` — they test the parser, but they are not
+#   evidence of what a model did.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+weather_q, stock_q = "北京和广州的天气怎么样？", "青岛啤酒和贵州茅台的收盘价哪个贵？"
+
+
+def ask(question, tools, style, stop):
+    messages = [{"role": "system", "content": react_system_prompt(ToolRegistry(tools), style=style)},
+                {"role": "user", "content": react_user_message(question, style=style)}]
+    reply = conn.client.chat.completions.create(model=conn.model, messages=messages,
+                                                max_tokens=200, temperature=0, stop=stop)
+    return reply.choices[0].message.content or ""
+
+
+live = {
+    "live: weather, json, stop": ask(weather_q, [get_weather], "json", ["Observation:"]),
+    "live: weather, json, no stop": ask(weather_q, [get_weather], "json", None),
+    "live: stock, action_input, stop": ask(stock_q, [get_closing_price], "action_input",
+                                           ["Observation:"]),
+}
+for name, text in live.items():
+    print(f"===== {name}\n{text}\n")
+
+# %% [markdown]
+# The seeds' replies, as recorded:
+
+# %%
+seeds = {
+    "seed 000 #1": "Thought: 我需要获取北京和广州的天气信息。首先，我将获取北京的天气。\n\nAction:\n```\n"
+                   "{\n  \"action\": \"get_weather\",\n  \"action_input\": {\n    \"location\": \"北京\"\n  }\n}\n```",
+    "seed 000 #2": "Thought: 我已经获取了北京的天气信息。接下来，我将获取广州的天气信息。\n\nAction:\n```\n"
+                   "{\n\"action\": \"get_weather\",\n\"action_input\": {\n\"location\": \"广州\"\n}\n}\n```\nObservation",
+    "seed 000 #3": "Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
+                   "Final Answer: 北京的天气温度为23.4°C，湿度为43%，风向为西南风，风速为2.7米/秒。"
+                   "广州的天气温度为24.2°C，湿度为79%，风向为东北风，风速为1.3米/秒。",
+    "seed 002 #1": "Thought: Do I need to use a tool? Yes\nAction: get_closing_price\n"
+                   "Action Input: {\"name\": \"青岛啤酒\"}",
+    "seed 002 #2": "Thought: Do I need to use a tool? Yes\nAction: get_closing_price\n"
+                   "Action Input: {\"name\": \"贵州茅台\"}",
+    "seed 002 #3": "Thought: Do I need to use a tool? No\nFinal Answer: 贵州茅台的收盘价为1488.21元，"
+                   "青岛啤酒的收盘价为67.92元，因此贵州茅台的收盘价比青岛啤酒贵。",
+}
+
+# %% [markdown]
+# And the recorded corpus, if this is a checkout of the repository:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def find_corpus() -> Path | None:
+    for folder in [Path.cwd(), *Path.cwd().parents]:
+        path = folder / "tests" / "data" / "react_outputs.json"
+        if path.exists():
+            return path
+    return None
+
+
+def load_corpus(path: Path | None) -> dict[str, str]:
+    """{label: reply} from the corpus; the seed replies are skipped (we have them above).
+
+    Entries marked `handmade` are not model output: shapes other models are known to write,
+    typed in by hand. They are labelled as such and never used as evidence of what a model did.
+    """
+    if path is None:
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out = {}
+    for item in data.get("entries", []):
+        source = item.get("source", "?")
+        if source not in ("seed000", "seed002") and isinstance(item.get("text"), str):
+            out[f"{source}: {item.get('id', len(out))}"] = item["text"]
+    return out
+
+
+corpus = load_corpus(find_corpus())
+replies = {**live, **seeds, **corpus}
+print(f"{len(live)} live + {len(seeds)} seed + {len(corpus)} corpus replies = {len(replies)}")
+
+
+def show(text: str, width: int = 70) -> str:
+    """One line per reply in tables: newlines as ⏎, long text cut in the middle."""
+    one = text.replace("\n", "⏎")
+    return one if len(one) <= width else one[: width - 25] + " … " + one[-22:]
+
+# %% [markdown]
+# ## 2. The seeds' parsers, as they were written
+#
+# Both seeds parse with two or three regular expressions. Seed 000 (JSON blob):
+#
+# ```python
+# final  = re.search(r"\nFinal Answer:\s*(.*)", content)
+# action = re.compile(r"\nAction:\n`{3}(?:json)?\n(.*?)`{3}.*?$", re.DOTALL).search(content)
+# obj = json.loads(action.group(1)); obj["action"], obj["action_input"]
+# ```
+#
+# Seed 002 (`Action` / `Action Input` lines):
+#
+# ```python
+# final  = re.search(r'Final Answer:\s*(.*)', text)
+# action = re.search(r'Action:\s*(\w+)', text)
+# action_input = re.search(r'Action Input:\s*({.*?}|".*?")', text, re.DOTALL)
+# params = json.loads(action_input.group(1))
+# ```
+#
+# Both check `Final Answer` **first**, and both let an exception from `json.loads` escape.
+# Here they are as functions that return what the seed's loop would have done:
+
+# %%
+def seed000_parse(text):
+    final = re.search(r"\nFinal Answer:\s*(.*)", text)
+    if final:
+        return ("final", final.group(1))
+    m = re.compile(r"\nAction:\n`{3}(?:json)?\n(.*?)`{3}.*?$", re.DOTALL).search(text)
+    if not m:
+        return ("invalid response", None)  # the seed prints an error and gives up
+    obj = json.loads(m.group(1))           # may raise: the seed's agent would crash
+    return ("action", obj["action"], obj["action_input"])
+
+
+def seed002_parse(text):
+    final = re.search(r"Final Answer:\s*(.*)", text)
+    if final:
+        return ("final", final.group(1))
+    action = re.search(r"Action:\s*(\w+)", text)
+    action_input = re.search(r'Action Input:\s*({.*?}|".*?")', text, re.DOTALL)
+    if not (action and action_input):
+        return ("nothing", None)  # the seed's while-True loop just asks again: a possible endless loop
+    return ("action", action.group(1), json.loads(action_input.group(1)))
+
+
+def attempt(parser, text):
+    try:
+        return parser(text)
+    except Exception as exc:  # noqa: BLE001 - we want to see every way it fails
+        return ("CRASH", f"{type(exc).__name__}: {exc}"[:60])
+
+# %% [markdown]
+# Run each seed parser on the replies written in *its* style (the seed 000 parser on JSON-blob
+# replies, the seed 002 parser on `Action Input` replies), and look at the column on the right:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def style_of(text: str) -> str:
+    return "action_input" if re.search(r"Action\s*Input", text, re.I) or "tool?" in text else "json"
+
+
+seed_results = {}
+for name, text in replies.items():
+    parser = seed002_parse if style_of(text) == "action_input" else seed000_parse
+    seed_results[name] = attempt(parser, text)
+    print(f"{name:<34} {parser.__name__:<14} -> {str(seed_results[name])[:70]}")
+
+# %% [markdown]
+# **Watch it break.** The next cell picks out the replies where the seed parsers did something
+# a loop cannot use: crashed, found nothing, or returned a `final` answer although the reply
+# also contains an Action (that answer was written *before any tool ran*). The list depends on
+# what the models wrote; the cell prints it, whatever it is.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def is_trouble(name):
+    kind = seed_results[name][0]
+    text = replies[name]
+    answered_early = kind == "final" and re.search(r"Action\s*[:：]", text) and \
+        text.find("Action") < text.find("Final Answer")
+    return kind in ("CRASH", "nothing", "invalid response") or bool(answered_early)
+
+
+trouble = [n for n in replies if is_trouble(n)]
+real = [n for n in trouble if not n.startswith("handmade")]
+print(f"{len(trouble)} of {len(replies)} replies trip the seed parsers; "
+      f"{len(real)} of them were written by a model:\n")
+for name in real:
+    print(f"--- {name}: {seed_results[name]}\n{replies[name][:400]}\n")
+print("handmade shapes that trip them too:", [n for n in trouble if n not in real])
+
+# %% [markdown]
+# What to look for, read straight off the regexes — each one too strict or too loose somewhere:
+#
+# - `\nFinal Answer:` needs a newline *before* the label: a reply that starts with it is missed;
+#   `(.*)` stops at the first newline, so a multi-line answer is cut.
+# - `\nAction:\n```` wants the fence on the very next line: `Action: ```json` on one line, or no
+#   fence at all, is "invalid".
+# - `{.*?}` is lazy: it stops at the *first* `}`, so a nested object is cut in half.
+# - `Final Answer` checked first: a reply with an Action *and* an invented Final Answer (notebook
+#   02, no `stop`) is taken as finished — with the invented answer.
+#
+# Now we build our own, one regex at a time, each tested on the pile.
+
+# %% [markdown]
+# ## 3. Rule 1: cut what the model must not write
+#
+# Notebook 02 already gave us this: everything from the first line starting with `Observation`
+# belongs to us, not to the model, and a dangling `Observation` at the end is stop residue.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for name, text in replies.items():
+    kept = strip_invented_observation(text)
+    if kept != text.rstrip():
+        print(f"{name:<34} cut {len(text) - len(kept):>4} chars, now ends {show(kept[-30:], 32)!r}")
+
+# %% [markdown]
+# ## 4. Labels: which comes first?
+#
+# One pattern per label. Two choices make them tolerant: `\s*` before the colon, and a
+# character class `[:：]` that takes the full-width colon a model writing Chinese may use.
+
+# %%
+FINAL_RE = re.compile(r"Final Answer\s*[:：]")
+ACTION_RE = re.compile(r"(?<!\w)Action\s*[:：]")           # not the "Action" of "Action Input"
+ACTION_INPUT_RE = re.compile(r"Action\s*Input\s*[:：]")
+
+print(FINAL_RE.search("Thought: 好了\nFinal Answer：北京晴"))  # full-width colon
+print(ACTION_RE.search("Action Input: {}"))                     # None: that is not an Action label
+
+# %% [markdown]
+# The decision rule: **whichever label comes first wins.** An Action before any Final Answer
+# means "run this tool" — a Final Answer after it was written without the tool's result, so we
+# ignore it. A Final Answer before any Action means the model is done.
+
+# %%
+def first_label(text):
+    """'final', 'action' or None — whichever label appears first.
+
+    Example: first_label("Action: a\\nFinal Answer: b") -> 'action'
+    """
+    f, a = FINAL_RE.search(text), ACTION_RE.search(text)
+    if f and (not a or f.start() < a.start()):
+        return "final"
+    return "action" if a else None
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+labels = {name: first_label(strip_invented_observation(text)) for name, text in replies.items()}
+for kind in ("action", "final", None):
+    names = [n for n, k in labels.items() if k == kind]
+    print(f"{str(kind):>6}: {len(names):>2} replies" + (f"  {names}" if kind is None else ""))
+print("\nthe no-stop reply of this run:", labels["live: weather, json, no stop"],
+      "(the seed 000 parser said:", seed_results["live: weather, json, no stop"][0] + ")")
+
+# %% [markdown]
+# ## 5. The Final Answer: everything after the label
+#
+# `(.*)` without flags stops at a newline. With `re.DOTALL` the dot also matches newlines, so
+# the answer is everything after the label (what is left after rule 1 cut any invented
+# Observation).
+
+# %%
+def final_answer(text):
+    m = re.search(r"Final Answer\s*[:：]\s*(.*)", text, re.DOTALL)
+    return m.group(1).strip() if m else None
+
+
+print(final_answer("Thought: done\nFinal Answer: 北京晴。\n广州多云。"))
+
+# %% [markdown]
+# ## 6. The JSON blob: find the object, do not regex it
+#
+# The seed 000 regex tries to find the JSON by its fence. But a regex cannot match balanced
+# braces, and fences vary (```` ``` ````, ```` ```json ````, none at all). A sturdier plan:
+# find the first `{` after `Action:` and let the JSON decoder itself say where the object ends —
+# `json.JSONDecoder().raw_decode(text, i)` returns the object and the index after it, and
+# ignores whatever follows (a closing fence, a sentence, …).
+
+# %%
+def first_object(text, start=0):
+    """The first JSON object at or after `start`, decoded; ValueError if none decodes.
+
+    Example: first_object('Action: ```json {"a": 1}``` thanks') -> {'a': 1}
+    """
+    i = text.find("{", start)
+    if i == -1:
+        raise ValueError("no '{' found: the arguments must be a JSON object")
+    try:
+        return json.JSONDecoder().raw_decode(text, i)[0]
+    except json.JSONDecodeError as exc:
+        # Small models sometimes write a Python dict: {'location': '北京'}. literal_eval reads
+        # Python literals only (it never runs code), so it is safe to try.
+        end = text.rfind("}") + 1
+        try:
+            value = ast.literal_eval(text[i:end])
+        except (ValueError, SyntaxError):
+            raise ValueError(f"the JSON is not valid: {exc.msg} at character {exc.pos - i}") from None
+        if not isinstance(value, dict):
+            raise ValueError("the arguments must be a JSON object") from None
+        return value
+
+
+print(first_object('Action:\n```json\n{"action": "get_weather", "action_input": {"location": "北京"}}\n```'))
+print(first_object("Action: {'action': 'get_weather', 'action_input': {'location': '广州'}}"))
+
+# %% [markdown]
+# The blob names the tool under `action` (some models write `name`, as in native tool calls)
+# and the arguments under `action_input` (or `arguments`):
+
+# %%
+def json_action(text):
+    """(tool, args) from a JSON-blob Action; ValueError with a reason otherwise."""
+    label = ACTION_RE.search(text)
+    blob = first_object(text, label.end() if label else 0)
+    tool = blob.get("action", blob.get("name"))
+    if not isinstance(tool, str):
+        raise ValueError('the JSON blob needs an "action" key with the tool name')
+    return tool, blob.get("action_input", blob.get("arguments", {}))
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for name, text in replies.items():
+    text = strip_invented_observation(text)
+    if first_label(text) == "action" and style_of(text) == "json":
+        try:
+            print(f"{name:<34} {json_action(text)}")
+        except ValueError as exc:
+            print(f"{name:<34} ERROR {exc}")
+
+# %% [markdown]
+# ## 7. `Action:` / `Action Input:` lines
+#
+# The tool name is the rest of the `Action:` line; the input is everything after
+# `Action Input:`. The input is usually a JSON object, but a model may write a bare value such
+# as `北京` — keep it as a string then (the tool registry in notebook 04 maps a bare value to a
+# one-parameter tool).
+
+# %%
+def action_input_action(text):
+    """(tool, args) from `Action: tool` + `Action Input: …` lines."""
+    name = re.search(r"(?<!\w)Action\s*[:：]\s*([^\n]+)", text)
+    inp = ACTION_INPUT_RE.search(text)
+    if not name or not inp:
+        raise ValueError("write `Action: <tool name>` and, on the next line, `Action Input: {...}`")
+    tool = name.group(1).strip().strip("`*[]\"'")
+    raw = text[inp.end():].strip()
+    args = first_object(raw) if raw.startswith("{") else raw.strip("\"'` ")
+    return tool, args
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for name, text in replies.items():
+    text = strip_invented_observation(text)
+    if first_label(text) == "action" and style_of(text) == "action_input":
+        try:
+            print(f"{name:<34} {action_input_action(text)}")
+        except ValueError as exc:
+            print(f"{name:<34} ERROR {exc}")
+
+# %% [markdown]
+# ## 8. Put together
+#
+# Cut, find the first label, dispatch on the style. Anything else is a `ValueError` whose text
+# says what to write instead.
+
+# %%
+def parse_step(text):
+    """('final', answer) or ('action', tool, args); ValueError saying what to fix.
+
+    Example: parse_step('Action: get_weather\\nAction Input: {"location": "北京"}')
+             -> ('action', 'get_weather', {'location': '北京'})
+    """
+    text = strip_invented_observation(text)
+    label = first_label(text)
+    if label == "final":
+        answer = final_answer(text)
+        if not answer:
+            raise ValueError("`Final Answer:` is empty; write the answer right after it")
+        return ("final", answer)
+    if label == "action":
+        if len(ACTION_RE.findall(text)) > 1:
+            raise ValueError("there is more than one Action; write exactly one and stop")
+        find = action_input_action if ACTION_INPUT_RE.search(text) else json_action
+        return ("action", *find(text))
+    raise ValueError("no `Action:` and no `Final Answer:` found")
+
+
+def attempt_parse_step(text):
+    try:
+        return parse_step(text)
+    except ValueError as exc:
+        return ("ERROR", str(exc))
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+mine = {name: attempt_parse_step(text) for name, text in replies.items()}
+for name, result in mine.items():
+    print(f"{name:<34} {str(seed_results[name])[:32]:<33} -> {str(result)[:60]}")
+print(f"\nseed parsers in trouble: {len(trouble)}; parse_step errors: "
+      f"{sum(r[0] == 'ERROR' for r in mine.values())} of {len(replies)}")
+
+# %% [markdown]
+# Left column: the seed parser; right: ours. Where ours still says `ERROR`, read the reply
+# above: sometimes the reply really has no usable step, and then an error is the right answer —
+# as long as it is a good one.
+
+# %% [markdown]
+# ## 9. Errors are messages for the model
+#
+# In an agent, a parse error is not the end: the loop sends it back to the model as the next
+# Observation and lets it try again (notebook 04). So the message has one reader who matters:
+# the model. "invalid response" (seed 000) tells it nothing. A useful message says **what was
+# wrong** and **the exact format to use**. Compare ours with the package's on a few broken
+# replies — one of them is a Python call, a shape our `parse_step` does not know:
+
+# %%
+broken = {
+    "two actions": 'Action: get_weather\nAction Input: {"location": "北京"}\n'
+                   'Action: get_weather\nAction Input: {"location": "广州"}',
+    "bad JSON": 'Action:\n```\n{"action": "get_weather", "action_input": {"location": 北京}}\n```',
+    "no step": "Thought: 我需要先查一下北京的天气。",
+    "python call": 'Action: get_weather(location="北京")',
+}
+for name, text in broken.items():
+    print(f"=== {name}\n  parse_step : {attempt_parse_step(text)}")
+    try:
+        print(f"  parse_react: {parse_react(text)!r}")
+    except ReActParseError as exc:
+        print("  parse_react: ReActParseError\n    " + str(exc).replace("\n", "\n    "))
+
+# %% [markdown]
+# ## 10. This now lives in the package
+#
+# `reactlab.parsing.parse_react` follows the same rules — cut the invented Observation, strip
+# the residue, first label wins, decode the blob with fallbacks — and knows more shapes:
+# `tool(...)` and `tool[...]` calls, `Finish[...]`, markdown bold labels, fenced Action Inputs, a
+# blob with no label at all. It returns `Action(tool, args, thought)` or
+# `FinalAnswer(answer, thought)`, and raises `ReActParseError` (a `ValueError`) with a message
+# for the model. On our pile, where both succeed they should agree; the cell prints any
+# difference:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def as_tuple(parsed):
+    if isinstance(parsed, FinalAnswer):
+        return ("final", parsed.answer)
+    return ("action", parsed.tool, parsed.args)
+
+
+agree = differ = only_package = only_ours = both_fail = 0
+for name, text in replies.items():
+    try:
+        theirs = as_tuple(parse_react(text))
+    except ReActParseError as exc:
+        theirs = ("ERROR", exc.code)
+    ours = mine[name]
+    if ours[0] == "ERROR" and theirs[0] == "ERROR":
+        both_fail += 1
+    elif theirs[0] == "ERROR":
+        only_ours += 1
+        print(f"only parse_step reads {name}: {str(ours)[:70]}")
+    elif ours[0] == "ERROR":
+        only_package += 1
+        print(f"only parse_react reads {name}: {str(theirs)[:70]}")
+    elif ours == theirs:
+        agree += 1
+    else:
+        differ += 1
+        print(f"differ on {name}:\n   ours    {str(ours)[:80]}\n   package {str(theirs)[:80]}")
+print(f"\nagree {agree}, differ {differ}, only the package parses {only_package}, "
+      f"only ours parses {only_ours}, both fail {both_fail}  (of {len(replies)})")
+
+# %% [markdown]
+# From notebook 04 on we import `parse_react` and never redefine it.
+#
+# ## Recap
+#
+# - Parse in a fixed order: cut the invented Observation and the stop residue, find the first
+#   label, then read that label's content.
+# - Regexes are right for labels; they are wrong for JSON. Find the `{` and let the decoder say
+#   where the object ends; fall back to `ast.literal_eval` for Python dicts.
+# - An Action before a Final Answer wins: an answer written before the tool ran is invented.
+# - A parse error is a message to the model: what was wrong, and the format to use.
+#
+# | term | meaning |
+# |---|---|
+# | regular expression | a pattern for text; `re.search` finds its first match |
+# | greedy / lazy | `.*` takes as much as it can, `.*?` as little as it can |
+# | `re.DOTALL` | lets `.` match a newline too |
+# | label | a fixed word that starts a part of the reply: `Thought:`, `Action:`, `Final Answer:` |
+# | full-width colon | `：`, the colon of Chinese text; looks like `:` and is a different character |
+# | `raw_decode` | decodes one JSON value at a position and says where it ended |
+# | `ast.literal_eval` | reads Python literals (dicts, strings, numbers) safely, without running code |
+# | parse error (for the model) | the text sent back as Observation when a reply cannot be read |
+#
+# ## Exercises
+#
+# 1. Teach `parse_step` the call syntax `Action: get_weather(location="北京")`. (Hint: one
+#    regex for `name(`, then `ast.parse`.)
+# 2. Feed `parse_step` 1,000 random strings built from the pieces `"Action:"`, `"Final Answer:"`,
+#    `"{"`, `"}"`, `"\n"`, `"北京"`. Does it ever raise anything but `ValueError`?
+# 3. Pick a reply where `parse_step` and `parse_react` differ (or construct one). Who is right?
+# 4. The parser does not know which tools exist. What should the loop tell the model when it
+#    asks for `get_wether`? Try `ToolRegistry([get_weather]).run("get_wether", {"location": "北京"})`.
+#
+# Solutions: [solutions/03_regex_parser_solutions.ipynb](solutions/03_regex_parser_solutions.ipynb)
+#
+# ---
+# Prev: [02 · The stop token](02_stop_token.ipynb) | Index: [README](../README.md) | Next: [04 · The scratchpad](04_scratchpad.ipynb)

@@ -1,0 +1,107 @@
+# %% [markdown]
+# # 01 · One request by hand — solutions
+# *Worked solutions to the exercises of [01 · One request by hand](../01_raw_requests.ipynb).
+# The outputs come from the local model; yours may differ — the reasoning is what carries over.*
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import json
+
+import openai
+import requests
+
+import reactlab
+from reactlab.http import chat_url, stream_chat
+
+conn = reactlab.connect()
+url = chat_url(conn.base_url)
+body = {
+    "model": conn.model,
+    "messages": [
+        {"role": "system", "content": "You are a concise assistant. 回答尽量简短。"},
+        {"role": "user", "content": "北京是哪个国家的首都？用一句话回答。"},
+    ],
+    "max_tokens": 60,
+    "temperature": 0,
+}
+
+# %% [markdown]
+# ## 1. `"stop": ["。"]`
+#
+# Prediction: generation ends at the first `。`, the `。` itself is not in the text, and
+# `finish_reason` is `stop` — the same value as a natural end, so `finish_reason` alone cannot
+# tell you *which* stop happened. (If the model writes no `。` at all, nothing changes.)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+data = requests.post(url, headers=conn.headers(), json={**body, "stop": ["。"]}, timeout=120).json()
+text = data["choices"][0]["message"]["content"]
+print(repr(text))
+print("finish_reason:", data["choices"][0]["finish_reason"], "| '。' in text:", "。" in text)
+
+# %% [markdown]
+# ## 2. Chunks vs tokens
+#
+# A server usually sends one chunk per generated token, but nothing requires it: it may merge
+# tokens, and a token that is half of a Chinese character (UTF-8 bytes split across tokens) can
+# only be sent once the character is complete. So the counts are close, not necessarily equal.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+long_body = {**body, "messages": [{"role": "user", "content": "用三句话介绍广州。"}],
+             "max_tokens": 120, "stream_options": {"include_usage": True}}
+text_chunks, usage, text = 0, None, ""
+for chunk in stream_chat(conn.base_url, conn.headers(), long_body):
+    for ch in chunk.get("choices", []):
+        piece = ch.get("delta", {}).get("content") or ""
+        text_chunks += bool(piece)
+        text += piece
+    usage = chunk.get("usage") or usage
+print(text)
+print("chunks with text:", text_chunks, "| completion_tokens:", (usage or {}).get("completion_tokens"))
+
+# %% [markdown]
+# ## 3. `ask(question)` with `requests` only
+
+# %%
+def ask(messages, **extra):
+    """The reply's text; RuntimeError carrying the server's own message for any status >= 400."""
+    resp = requests.post(url, headers=conn.headers(), timeout=120,
+                         json={"model": conn.model, "messages": messages, "max_tokens": 60,
+                               "temperature": 0, **extra})
+    if resp.status_code >= 400:
+        try:
+            message = resp.json()["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            message = resp.text[:300]
+        raise RuntimeError(f"HTTP {resp.status_code}: {message}")
+    return resp.json()["choices"][0]["message"]["content"]
+
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print(ask([{"role": "user", "content": "广州是哪个省的省会？一句话。"}]))
+try:
+    ask([])
+except RuntimeError as exc:
+    print("RuntimeError:", exc)
+
+# %% [markdown]
+# ## 4. `"temperature": "hot"`
+#
+# Prediction: a request error — 400 — so the SDK raises `openai.BadRequestError`. The cell
+# prints what this server actually did.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+try:
+    conn.client.chat.completions.create(model=conn.model, temperature="hot", max_tokens=5,
+                                        messages=[{"role": "user", "content": "hi"}])
+    print("accepted (this server ignores or converts the bad value)")
+except openai.APIStatusError as exc:
+    print(type(exc).__name__, exc.status_code, "|", exc.message)
+    print(json.dumps(exc.body, ensure_ascii=False)[:300])
+
+# %% [markdown]
+# ---
+# Back to [01 · One request by hand](../01_raw_requests.ipynb) | Index: [README](../../README.md)

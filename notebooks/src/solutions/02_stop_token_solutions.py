@@ -1,0 +1,96 @@
+# %% [markdown]
+# # 02 · The stop token — solutions
+# *Worked solutions to the exercises of [02 · The stop token](../02_stop_token.ipynb). The
+# outputs come from the local model; the code says what happened, whichever way it went.*
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import re
+
+import reactlab
+from reactlab.parsing import cut_at_stop
+from reactlab.prompts import react_system_prompt, react_user_message
+from reactlab.tools import ToolRegistry, get_closing_price, get_weather
+
+conn = reactlab.connect()
+INVENTED = re.compile(r"^[ \t>*]*Observation\b", re.MULTILINE)
+
+
+def complete(messages, **kw):
+    reply = conn.client.chat.completions.create(model=conn.model, messages=messages,
+                                                temperature=0, **kw)
+    return reply.choices[0].message.content or "", reply.choices[0].finish_reason
+
+# %% [markdown]
+# ## 1. The stock question without `stop`
+#
+# We check two things in code: is there an Observation line the model wrote, and do the
+# prices it mentions match the real ones (67.92 and 1488.21)?
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+stock_tools = ToolRegistry([get_closing_price])
+stock_messages = [
+    {"role": "system", "content": react_system_prompt(stock_tools, style="action_input")},
+    {"role": "user", "content": react_user_message("青岛啤酒和贵州茅台的收盘价哪个贵？",
+                                                   style="action_input")}]
+text, finish = complete(stock_messages, max_tokens=250)
+print(text, f"\n--- finish_reason={finish}")
+m = INVENTED.search(text)
+print("\ninvented Observation:", bool(m))
+numbers = re.findall(r"\d+(?:\.\d+)?", text[m.start():] if m else "")
+print("numbers after it:", numbers)
+print("real prices mentioned there:", [p for p in ("67.92", "1488.21") if p in numbers])
+
+# %% [markdown]
+# ## 2. `stop=["Observation"]` and `stop=["\nObservation"]`
+#
+# - `"Observation"` (no colon) also catches seed 000's residue and a full-width
+#   `Observation：` — but it stops on the word anywhere, even in a Thought such as
+#   "the Observation above shows…".
+# - `"\nObservation"` only stops at a line start, which is what an invented Observation looks
+#   like; it does not fire on a first line that starts with it (there is no newline before it).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+weather_tools = ToolRegistry([get_weather])
+weather_messages = [
+    {"role": "system", "content": react_system_prompt(weather_tools)},
+    {"role": "user", "content": react_user_message("北京和广州的天气怎么样？")}]
+for stop in (["Observation"], ["\nObservation"]):
+    text, finish = complete(weather_messages, max_tokens=200, stop=stop)
+    print(f"stop={stop!r}: finish_reason={finish}, ends with {text[-40:]!r}")
+
+# %% [markdown]
+# ## 3. Why not `stop=["Final Answer:"]`?
+#
+# Generation ends *before* the stop string and the string is not returned — so the model would
+# never get to write the answer. The reply would end with a Thought, and we could not even
+# tell "done" from "forgot to act". Seed 000's last reply shows what we would lose:
+
+# %%
+seed000_last = ("Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
+                "Final Answer: 北京的天气温度为23.4°C，湿度为43%……")
+print(repr(cut_at_stop(seed000_last, ["Final Answer:"])))
+
+# %% [markdown]
+# ## 4. Catching `观察：` too
+
+# %%
+INVENTED_ANY = re.compile(r"^[ \t>*]*(?:Observation\b|观察\s*[:：])", re.MULTILINE)
+
+
+def find_invented_observation(text):
+    m = INVENTED_ANY.search(text)
+    return m.start() if m else None
+
+
+for s in ("Action: get_weather\n观察：北京晴", "Thought: 我观察到……", "Action: x\nObservation: 1"):
+    print(repr(s), "->", find_invented_observation(s))
+
+# %% [markdown]
+# The second string mentions 观察 inside a sentence: not a line start, no colon — rightly
+# ignored.
+#
+# ---
+# Back to [02 · The stop token](../02_stop_token.ipynb) | Index: [README](../../README.md)

@@ -1,0 +1,99 @@
+# %% [markdown]
+# # 06 · Under the hood — solutions
+# *One possible solution per exercise of [06 · Under the hood](../06_under_the_hood.ipynb). Model outputs are whatever this run produced.*
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import json
+
+import reactlab
+from reactlab.fc_agent import run_function_calling
+from reactlab.react_agent import run_react
+from reactlab.server.template import ChatTemplate
+from reactlab.server.toolcalls import parse_tool_calls
+from reactlab.server.weights import ensure_model
+from reactlab.tools import ToolRegistry, default_registry
+
+conn = reactlab.connect()
+course = default_registry()
+weather_only = ToolRegistry([course.get("get_weather")])
+template = ChatTemplate.from_gguf(ensure_model("qwen2.5-coder-1.5b-instruct", progress=False))
+
+# %% [markdown]
+# ## 1. The second request
+
+# %%
+second = [
+    {"role": "user", "content": "北京今天天气怎么样？"},
+    {"role": "assistant", "content": None, "tool_calls": [{
+        "id": "call_1", "type": "function",
+        "function": {"name": "get_weather", "arguments": "{\"location\": \"北京\"}"}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": course.call("get_weather", {"location": "北京"})},
+]
+print(template.render(second, tools=weather_only.openai_tools()).split("</tools>", 1)[1])
+
+# %% [markdown]
+# The assistant's call is written back as `<tool_call>…</tool_call>` in an assistant turn, and
+# the tool result goes inside `<tool_response>…</tool_response>` in a **user** turn: Qwen2.5's
+# template has no separate tool role in the text. Notice too that the `tool_call_id` appears
+# nowhere — the model matches results to calls by position, which is one more reason to keep
+# the order.
+#
+# ## 2. Break the parser
+
+# %%
+tricky = {
+    "single quotes, no tag": "{'name': 'get_weather', 'arguments': {'location': '北京'}}",
+    "unknown tool in a fence": '```json\n{"name": "get_forecast", "arguments": {"location": "北京"}}\n```',
+    "call described in prose": 'I would call get_weather with location 北京.',
+}
+for label, text in tricky.items():
+    parsed = parse_tool_calls(text, tool_names=["get_weather"])
+    print(f"{label:<26} calls={[(c.name, c.arguments) for c in parsed.calls]} content={parsed.content!r:.60}")
+
+# %% [markdown]
+# - Single quotes outside a tag are not JSON; the parser leaves the text as content. Accepting
+#   Python literals everywhere would also turn harmless dict-like answers into calls.
+# - An unknown tool outside a tag is not a call (only known names count outside tags), so the
+#   agent sees an answer. Better behaviour for an agent: tell the model the tool does not exist
+#   — which happens when the call is in a tag, because inside a tag any name is accepted and the
+#   registry then answers "There is no tool named …".
+# - Prose is prose. Only constrained decoding (`tool_choice="required"`) rules this case out.
+#
+# ## 3. Name the function
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+calc = ToolRegistry([course.get("calculator")])
+r = conn.client.chat.completions.create(
+    model=conn.model, messages=[{"role": "user", "content": "306 乘以 5 等于多少？"}],
+    tools=calc.openai_tools(), temperature=0, max_tokens=100,
+    tool_choice={"type": "function", "function": {"name": "calculator"}},
+    extra_body={"reactlab_debug": True} if conn.provider == "local" else None)
+dbg = (r.model_extra or {}).get("reactlab", {})
+print("schema:", json.dumps(dbg.get("json_schema"), ensure_ascii=False))
+print("raw text:", dbg.get("raw_text"))
+print("calls:", [(c.function.name, c.function.arguments) for c in r.choices[0].message.tool_calls or []])
+
+# %% [markdown]
+# A named choice gives a schema whose `name` is a constant: the model only chooses the
+# arguments, and the arguments must fit the tool's parameter schema.
+#
+# ## 4. A fourth task that needs no tool
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+q = "用一句话解释什么是 JSON。"
+tools = ToolRegistry([course.get("get_weather"), course.get("calculator")])
+for label, agent in [("react", run_react), ("native", run_function_calling)]:
+    run = agent(q, tools=tools, conn=conn, max_steps=3, max_tokens=200)
+    print(f"{label:<7} {run.status:<10} steps={len(run.steps)} prompt={run.usage.get('prompt_tokens')} "
+          f"completion={run.usage.get('completion_tokens')} answer={(run.answer or '')[:60]!r}")
+
+# %% [markdown]
+# A question that needs no tool costs one model call in the best case, and then the difference
+# is the prompt: the ReAct system prompt (format rules and examples) against the template's tool
+# block plus the agent's short system prompt; ReAct's reply is also longer (`Thought:` and
+# `Final Answer:` around the answer). Check the `steps` column before comparing tokens: a ReAct
+# run that never wrote a `Final Answer:` line the parser accepts keeps going until its budget
+# runs out, and then every extra step re-sends the whole prompt.

@@ -1,0 +1,140 @@
+# %% [markdown]
+# # 08 · Observability and memory — solutions
+# *One possible solution per exercise of [08 · Observability and memory](../08_observability_and_memory.ipynb). Model outputs are whatever this run produced.*
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from IPython.display import Markdown, display
+
+import reactlab
+from reactlab.fc_agent import run_function_calling
+from reactlab.guards import Guards
+from reactlab.memory import Conversation
+from reactlab.runlog import compare_table, step_rows, summary_table
+from reactlab.tools import ToolRegistry, default_registry, tool
+
+conn = reactlab.connect()
+course = default_registry()
+
+# %% [markdown]
+# ## 1. Compare two runs
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+stock_tools = ToolRegistry([course.get("get_closing_price"), course.get("calculator")])
+question = "青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高，高多少？"
+runs = {label: run_function_calling(question, tools=stock_tools, conn=conn, guards=g,
+                                    max_steps=5, max_tokens=250)
+        for label, g in [("guards on", Guards.on()), ("guards off", Guards.off())]}
+display(Markdown(compare_table(runs)))
+
+# %% [markdown]
+# With short observations and no repeated calls, the guards have nothing to do: the two runs
+# should differ little or not at all (at temperature 0 the same prompt gives the same reply).
+# Differences appear in the `events` column and in the tokens when a guard fires — a cut
+# observation, a loop intervention, a folded history.
+#
+# ## 2. A latency budget
+
+# %%
+def slowest_step(run) -> tuple[int, float]:
+    rows = step_rows(run)
+    total = sum(r["latency_ms"] for r in rows) or 1
+    worst = max(rows, key=lambda r: r["latency_ms"])
+    return worst["step"], worst["latency_ms"] / total
+
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for label, run in runs.items():
+    if run.steps:
+        number, share = slowest_step(run)
+        print(f"{label}: step {number} took {share:.0%} of the model time")
+
+# %% [markdown]
+# Usually the first step is the slowest: it reads the whole prompt (system text and tool
+# schemas) with nothing in the cache yet.
+#
+# ## 3. Summarised memory
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+weather_tools = ToolRegistry([course.get("get_weather")])
+chat = Conversation(run_function_calling, keep_turns=1, tools=weather_tools, conn=conn,
+                    max_steps=3, max_tokens=200)
+for q in ["北京今天天气怎么样？", "那广州呢？", "哪个城市更暖和？"]:
+    r = chat.ask(q)
+    print(f"Q: {q}\nA: {r.answer}\n")
+print("What turn 3 received:")
+for m in chat.turns[2].history_sent:
+    print(f"  {m['role']}: {m['content'][:120]}")
+
+# %% [markdown]
+# With `keep_turns=1` the third turn gets a one-line-per-turn summary of turn 1 (truncated to
+# about 80 characters per question and answer) and turn 2 verbatim. Whether it still knew both
+# temperatures depends on whether they survived in those short texts — read the lines above.
+#
+# ## 4. Capstone: a tool of my own, debugged from the log
+
+# %%
+AQI = {"北京": 82, "广州": 35, "上海": 57}  # made-up teaching values, not measurements
+
+
+@tool
+def get_air_quality(city: str) -> str:
+    """Get today's air quality index (AQI, lower is better) of one Chinese city.
+
+    Args:
+        city: one city name, e.g. 北京
+    """
+    key = city.strip().removesuffix("市")  # fixed: no alias table, one exact lookup
+    if key not in AQI:
+        raise ValueError(f"no AQI for {city!r}; known cities: {', '.join(AQI)}.")
+    return f"{key}: AQI {AQI[key]} (made-up teaching value)"
+
+
+@tool
+def celsius_to_fahrenheit(celsius: float) -> float:
+    """Convert a temperature from degrees Celsius to degrees Fahrenheit.
+
+    Args:
+        celsius: the temperature in °C, e.g. 23.4
+    """
+    return round(celsius * 9 / 5 + 32, 1)
+
+
+my_tools = ToolRegistry([get_air_quality, celsius_to_fahrenheit, course.get("get_weather")])
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+run = run_function_calling("北京和广州今天哪里空气更好？北京现在多少华氏度？", tools=my_tools,
+                           conn=conn, max_steps=5, max_tokens=250)
+display(Markdown(summary_table(run)))
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for step in run.steps:
+    for c in step.tool_calls:
+        args = c.arguments if isinstance(c.arguments, dict) else {}
+        if c.name == "get_air_quality":
+            want = AQI.get(str(args.get("city", "")).strip())
+            ok = want is not None and f"AQI {want}" in c.observation
+        elif c.name == "celsius_to_fahrenheit":
+            try:
+                want = round(float(args.get("celsius")) * 9 / 5 + 32, 1)
+            except (TypeError, ValueError):
+                want = "(no usable celsius argument)"
+            ok = str(want) in c.observation
+        else:
+            want, ok = "(course tool)", not c.error
+        print(f"step {step.number}: {c.name}({args}) -> {c.observation[:60]!r} "
+              f"expected {want} -> {'OK' if ok else 'CHECK'}")
+answer = run.answer or ""
+print("\nanswer:", answer)
+print("answer uses 35 and 82:", "35" in answer and "82" in answer)
+
+# %% [markdown]
+# The three questions of the capstone, answered from the log: did the model call my tools with
+# the right arguments (the `step …` lines), did each tool return what it should (`OK` / `CHECK`),
+# and did the answer use those numbers (last line). With the alias bug gone, every
+# `get_air_quality` line matches the data.
