@@ -335,6 +335,9 @@ def build(records: list[dict], out: Path) -> str:
                 L += _example(r)
     if not seen:
         L.append("No failures recorded.")
+    notes = out / "agents_notes.md"
+    if notes.exists():  # hand-written notes on how this run went (load, re-plans)
+        L += [notes.read_text(encoding="utf-8").strip(), ""]
     L += ["## Machine and versions", ""] + machine() + [
         "", ("Wall times are measured on a machine shared with other work (other engineers' "
         "tests and notebooks used the same 2 cores during the run), so they are upper bounds; "

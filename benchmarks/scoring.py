@@ -43,7 +43,7 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 
 
 def needs_met(task: Task, steps: list) -> list[str]:
-    """The needed facts that never came back from a successful call; [] when all did.
+    """The needed facts the model was never shown by a successful call; [] when all were.
 
     Example: a t13 run that only fetched 北京 -> ["get_weather:广州"]
     """
@@ -54,8 +54,9 @@ def needs_met(task: Task, steps: list) -> list[str]:
             for call in _get(step, "tool_calls", []) or []:
                 if _get(call, "name") != tool or _get(call, "error"):
                     continue
-                shown = (_get(call, "full_observation") or "") + (_get(call, "observation") or "")
-                if text in shown:
+                # what the model was SHOWN: a fact cut out by observation compaction never
+                # reached it (measured: the 2,000-character cut hid "3 × AA" in t27)
+                if text in (_get(call, "observation") or ""):
                     found = True
         if not found:
             unmet.append(f"{tool}:{text}")

@@ -387,3 +387,11 @@ def test_parser_judge():
                  {"kind": "final", "answer": "北京 23.4°C"}) == "correct"
     assert parsers_compare.style_of({"text": "Action: x\nAction Input: {}",
                                      "expected": {"kind": "action"}}) == "action_input"
+
+
+def test_a_fact_cut_by_compaction_was_never_shown():
+    task = TASKS_BY_ID["t27_manual_batteries_en"]
+    call = ToolCallRecord(name="search_docs", arguments={"query": "battery"},
+                          observation="head …[cut]… tail", full_observation="… 3 × AA …")
+    assert scoring.needs_met(task, [Step(1, "action", tool_calls=[call])]) == [
+        "search_docs:3 × AA"]
