@@ -185,3 +185,12 @@ def test_required_choice_shapes():
         "const": "get_weather"}
     listed = tool_call_schema(TOOLS)
     assert listed["type"] == "array" and listed["minItems"] == 1
+
+
+def test_echoed_template_markup_is_not_content():
+    # Seen on the real 1.5B (harbin humidity, all course tools, temperature 0): the whole
+    # reply was the template's empty tools block. It must reach the agent as an empty reply.
+    from reactlab.server.toolcalls import parse_tool_calls
+
+    reply = parse_tool_calls("<tools></tools>", {"get_weather"})
+    assert reply.content is None and reply.calls == []

@@ -30,6 +30,9 @@ from dataclasses import dataclass
 _TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FENCE = re.compile(r"```[ \t]*([\w-]*)[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _EMPTY_FENCE = re.compile(r"```[\w-]*\s*```")
+# Template markup the 1.5B sometimes echoes instead of answering (seen: the whole reply was
+# "<tools></tools>"); it is never content for the user, so it goes, leaving an empty reply.
+_ECHOED_MARKUP = re.compile(r"</?(?:tools|tool_call|tool_response)>")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _ARGS = re.compile(r'"(?:arguments|parameters)"\s*:\s*(.*)', re.DOTALL)
 _DECODER = json.JSONDecoder()
@@ -180,7 +183,8 @@ def parse_tool_calls(text: str, tool_names=None) -> ParsedReply:
     content = text
     for start, end in sorted(spans, reverse=True):
         content = content[:start] + content[end:]
-    content = _EMPTY_FENCE.sub("", content).strip()
+    content = _EMPTY_FENCE.sub("", content)
+    content = _ECHOED_MARKUP.sub("", content).strip()
     calls = [c for _, group in sorted(found, key=lambda f: f[0]) for c in group]
     return ParsedReply(content or None, calls)
 
