@@ -31,7 +31,7 @@ start: model     ## start (or reuse) the local OpenAI-compatible server in the b
 	$(BIN)/reactlab start
 
 lab: start       ## open the series in JupyterLab
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(ROOT_FLAG) 00_start_here.ipynb
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 test: model      ## unit tests + every notebook on the local model; stops the server afterwards
 	$(BIN)/python -m pytest; rc=$$?; $(BIN)/reactlab stop; exit $$rc
