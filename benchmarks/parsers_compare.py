@@ -284,6 +284,10 @@ def build_report(entries: list[dict], results: dict[str, list[dict]], versions: 
         lines.append(f"- `{e['id']}`: expected {json.dumps(e['expected'], ensure_ascii=False)}, "
                      f"got {json.dumps({k: v for k, v in r.items() if k != 'us'}, ensure_ascii=False)[:300]}")
     lines += ["", "## Reading the numbers", "",
+              ("- The corpus was collected and labelled by the author of parse_react and is also "
+               "its test data, so parse_react's 100 % here is an upper bound, not an independent "
+               "measurement; the unlabelled section below (the model's own replies from the "
+               "agent benchmark) is the less biased check."),
               ("- LangChain's two parsers each read ONE format, so their score on the whole corpus "
               "is low by design; the 'own format' column is the fair comparison."),
               ("- LlamaIndex treats a reply with no `Thought:`/`Action:`/`Answer:` label as the "

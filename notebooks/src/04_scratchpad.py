@@ -215,7 +215,7 @@ def audit(answer, transcript, facts):
         got = f"Observation: {name}" in transcript
         named = name in answer
         warn = "   <- the answer talks about something no tool result covered" if named and not got else ""
-        print(f"  {name}: tool result received {got!s:<6}| named in the answer {named!s:<6}| "
+        print(f"  {name}: tool result received {got!s:<5}| named in the answer {named!s:<5}| "
               f"tool's number {number} in the answer {number in answer}{warn}")
 
 
