@@ -11,9 +11,9 @@ They reproduce the seeds' examples offline and deterministically: 北京 and 广
   snapshot with a visible note when that fails. `REACTLAB_WEATHER_URL` replaces the base URL
   (tests point it at a local server), `REACTLAB_WEATHER_TIMEOUT` the timeout in seconds (5).
 - `get_today` is the real date unless `REACTLAB_TODAY=YYYY-MM-DD` pins it (reproducible runs).
-- `calculator` never calls eval: it walks a whitelisted AST with bounds on length, nesting,
-  digits and exponents, so any input of <= 1000 characters ends quickly, with a number or a
-  ValueError. `^` means power here (models and people write 2^10); there is no XOR.
+- `calculator` is `reactlab.calculator.calculator` registered as a tool: it never calls eval
+  and takes + - * / // % **, parentheses and max, min, abs, round; any input of <= 1000
+  characters ends quickly with a number or a ValueError (see that module for the bounds).
 - `search_docs` returns whole Markdown sections from three bundled documents (~50,000
   characters): 10,000+ characters for an English query, 5,000+ for a Chinese one (about as
   many tokens). That is on purpose: it is the tool of the context-bloat lesson (notebook 07),
@@ -26,21 +26,18 @@ the savings chain get_today -> days_between -> calculator is in notebook 05.
 
 from __future__ import annotations
 
-import ast
 import datetime as dt
 import ipaddress
 import json
-import math
 import os
 import re
-import threading
 import unicodedata
 import urllib.parse
 import urllib.request
-import warnings
 from functools import cache
 from importlib import resources
 
+from reactlab.calculator import calculator as _calculate
 from reactlab.tools import tool
 
 CMA_BASE_URL = "http://weather.cma.cn"  # the API seed 000 calls
@@ -283,201 +280,9 @@ def days_between(date1: str, date2: str) -> int:
 
 # --- calculator -----------------------------------------------------------------------------
 
-MAX_EXPRESSION_CHARS = 1000
-MAX_DIGITS = 1000  # integers stay below 10**1000, during evaluation and in the result
-MAX_NESTING = 100  # parentheses; Python's own parser gives up at 200
-_INT_LIMIT = 10**MAX_DIGITS
-_MAX_BITS = _INT_LIMIT.bit_length()
-
-# Model and keyboard habits: full-width ＡＳＣＩＩ (U+FF01..FF5E), ×, ÷, minus signs, ^ for power.
-_CHARS = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
-_CHARS.update({ord("×"): "*", ord("÷"): "/", ord("−"): "-", ord("–"): "-", ord("·"): "*",
-               ord("\u3000"): " ", ord("^"): "**"})
-_PARSE_LOCK = threading.Lock()
-_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-
-_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-        ast.Mod: "%", ast.Pow: "**", ast.USub: "-", ast.UAdd: "+"}
-_REFUSED = {ast.Name: "names are not allowed, only numbers",
-            ast.Call: "function calls are not allowed", ast.Attribute: "attributes are not allowed",
-            ast.Subscript: "indexing is not allowed",
-            ast.Tuple: "commas are not allowed (write 1000, not 1,000; one expression per call)",
-            ast.Compare: "comparisons are not supported", ast.BoolOp: "and/or are not supported"}
-
-
-def _normalise(expression: str) -> str:
-    """Example: "３０６ × 5 =" -> "306 * 5"; "2³" -> "2**(3)"; "2^10" -> "2**10"."""
-    text = re.sub("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+", lambda m: f"**({m.group().translate(_SUPERSCRIPT)})",
-                  expression)
-    text = " ".join(text.translate(_CHARS).split()).rstrip("= ")
-    for i, ch in enumerate(text):
-        if not ch.isascii():
-            raise ValueError(f"unexpected character {ch!r} at position {i}: use digits, "
-                             "+ - * / // % ** and parentheses, e.g. 306 * 5.")
-    return text
-
-
-def _digits(a: int, b: int) -> str:
-    """Rough digit count of a**b for a message. Example: (9, 387420489) -> "about 369,693,100"."""
-    if b.bit_length() > 60:
-        return "astronomically many"
-    return f"about {int(b * math.log10(abs(a))) + 1:,}"
-
-
-def _power(a: float, b: float) -> float:
-    if isinstance(a, int) and isinstance(b, int):
-        if a in (0, 1, -1):  # cheap whatever the exponent
-            if a == 0 and b < 0:
-                raise ZeroDivisionError
-            value = 0 if a == 0 and b > 0 else (-1 if a == -1 and b % 2 else 1)
-            return float(value) if b < 0 else value
-        if b < -100_000:
-            return 0.0  # |a| >= 2: far below the smallest float
-        if b > 0 and (a.bit_length() - 1) * b > _MAX_BITS:
-            raise ValueError(f"exponent too large: {a if a.bit_length() < 40 else 'a huge number'}"
-                             f" ** {b if b.bit_length() < 40 else 'a huge exponent'} would have "
-                             f"{_digits(a, b)} digits; the calculator stops at {MAX_DIGITS}.")
-    return a**b
-
-
-def _apply(op: ast.AST, a: float, b: float) -> float:
-    if isinstance(op, ast.Add):
-        return a + b
-    if isinstance(op, ast.Sub):
-        return a - b
-    if isinstance(op, ast.Mult):
-        if isinstance(a, int) and isinstance(b, int) and \
-                a.bit_length() + b.bit_length() > _MAX_BITS + 1:
-            raise ValueError(f"result too large: more than {MAX_DIGITS} digits.")
-        return a * b
-    if isinstance(op, ast.Pow):
-        return _power(a, b)
-    if b == 0:
-        raise ZeroDivisionError
-    if isinstance(op, ast.Div):
-        return a / b
-    return a // b if isinstance(op, ast.FloorDiv) else a % b
-
-
-def _check(value: object) -> float:
-    if isinstance(value, complex):
-        raise ValueError("the result is a complex number (a negative number to a fractional "  # noqa: TRY004
-                         "power); the calculator only does real numbers.")
-    if isinstance(value, int) and abs(value) >= _INT_LIMIT:
-        raise ValueError(f"result too large: more than {MAX_DIGITS} digits.")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError("result too large for a float (beyond about 1.8e308)." if
-                         not math.isnan(value) else "the result is not a number.")
-    return value  # type: ignore[return-value]
-
-
-def _evaluate(tree: ast.Expression) -> int | float:
-    """Post-order walk with an explicit stack, so 500 chained operators need no recursion."""
-    stack: list[tuple[ast.AST, bool]] = [(tree.body, False)]
-    values: list[int | float] = []
-    while stack:
-        node, ready = stack.pop()
-        if isinstance(node, ast.Constant):
-            values.append(_check(node.value))
-        elif not ready:
-            stack.append((node, True))
-            if isinstance(node, ast.BinOp):
-                stack += [(node.right, False), (node.left, False)]
-            else:
-                stack.append((node.operand, False))  # type: ignore[attr-defined]
-        elif isinstance(node, ast.BinOp):
-            right, left = values.pop(), values.pop()
-            values.append(_check(_apply(node.op, left, right)))
-        else:
-            operand = values.pop()
-            values.append(-operand if isinstance(node.op, ast.USub) else +operand)  # type: ignore
-    return values[0]
-
-
-def _refuse(node: ast.AST) -> str | None:
-    """Why a node is not allowed, or None. Every node type not listed here is refused too."""
-    if isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp)):
-        op = getattr(node, "op", None)
-        if op is not None and type(op) not in _OPS:
-            sym = {ast.BitAnd: "&", ast.BitOr: "|", ast.LShift: "<<", ast.RShift: ">>",
-                   ast.Invert: "~", ast.Not: "not", ast.MatMult: "@"}.get(type(op), "?")
-            return f"the operator {sym!r} is not supported"
-        return None
-    if isinstance(node, ast.Constant):
-        v = node.value
-        if isinstance(v, complex):
-            return "complex numbers are not supported"
-        if isinstance(v, bool) or not isinstance(v, (int, float)):  # True, None, ..., b"…"
-            return f"{v!r:.30} is not a number"
-        if isinstance(v, int) and abs(v) >= _INT_LIMIT:
-            return f"a number has more than {MAX_DIGITS} digits"
-        if isinstance(v, float) and not math.isfinite(v):
-            return "a number is too large for a float"
-        return None
-    if isinstance(node, (ast.operator, ast.unaryop)):
-        return None
-    return _REFUSED.get(type(node), f"{type(node).__name__} is not allowed")
-
-
-@tool
-def calculator(expression: str) -> int | float:
-    """Evaluate an arithmetic expression exactly, e.g. 306 * 5. Supports + - * / // % ** and ().
-
-    Args:
-        expression: the arithmetic to do, e.g. 306 * 5 or (100 + 20) / 3
-
-    Returns an int when the result is whole (306 * 5 -> 1530, 10 / 2 -> 5), else a float
-    rounded to 12 significant digits (0.1 + 0.2 -> 0.3). `^` means power (2^10 -> 1024);
-    ×, ÷ and full-width characters are accepted. ValueError for anything else.
-    Example: calculator("306 * 5") -> 1530
-    """
-    if isinstance(expression, (int, float)) and not isinstance(expression, bool):
-        expression = str(expression)
-    if not isinstance(expression, str):
-        # ValueError, not TypeError: the calculator's contract is "a number or a ValueError"
-        raise ValueError(f"expression must be text like '306 * 5', got {expression!r:.60}.")  # noqa: TRY004
-    if len(expression) > MAX_EXPRESSION_CHARS:
-        raise ValueError(f"expression too long ({len(expression)} characters; the limit is "
-                         f"{MAX_EXPRESSION_CHARS}).")
-    text = _normalise(expression)
-    if not text:
-        raise ValueError("empty expression: pass arithmetic such as 306 * 5.")
-    depth = deepest = 0
-    for ch in text:
-        depth += (ch == "(") - (ch == ")")
-        deepest = max(deepest, depth)
-    if deepest > MAX_NESTING:
-        raise ValueError(f"too deeply nested: more than {MAX_NESTING} levels of parentheses.")
-    if any(ch in text for ch in "'\"\\"):  # before parsing: escape sequences make warnings
-        raise ValueError("text in quotes is not allowed: the calculator takes numbers, "
-                         "+ - * / // % ** and parentheses, e.g. 306 * 5.")
-    try:
-        # "1and 2" makes the parser print a SyntaxWarning; silence it. catch_warnings swaps a
-        # process-wide filter list, so the lock keeps parallel tool calls from interleaving.
-        with _PARSE_LOCK, warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text, mode="eval")
-    except SyntaxError as exc:
-        raise ValueError(f"could not read {expression!r:.80} as arithmetic ({exc.msg}). Write "
-                         "it like 306 * 5 or (100 + 20) / 3.") from None
-    except (ValueError, RecursionError, MemoryError, OverflowError):
-        raise ValueError("the expression is too complex to read.") from None
-    for node in ast.walk(tree):
-        reason = _refuse(node)
-        if reason:
-            raise ValueError(f"{reason}: the calculator takes numbers, + - * / // % ** and "
-                             "parentheses, e.g. 306 * 5.")
-    try:
-        value = _evaluate(tree)
-    except ZeroDivisionError:
-        raise ValueError("division by zero.") from None
-    except (OverflowError, RecursionError, MemoryError):
-        raise ValueError("result too large for the calculator.") from None
-    if isinstance(value, float):
-        value = float(f"{value:.12g}")  # 0.1 + 0.2 -> 0.3, not 0.30000000000000004
-        if value.is_integer() and abs(value) < 2**53:
-            return int(value)
-    return value
+# The calculator lives in reactlab.calculator (it knows nothing about tools); registering it
+# here makes it a course tool whose description is the first paragraph of its docstring.
+calculator = tool(_calculate, name="calculator")
 
 
 # --- long documents (the context-bloat lesson) ----------------------------------------------
