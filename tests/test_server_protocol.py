@@ -195,6 +195,92 @@ def test_round_trip_prompt_shows_call_and_result(serve):
     assert r.usage.prompt_tokens_details.cached_tokens > 0
 
 
+# --- only trusted text reaches the client ------------------------------------------------------
+
+INVENTED = "北京今天晴，25°C，适合出门。"  # written before any tool ran
+AFTER_CALL = "我来查一下。\n" + FENCED + "\n" + INVENTED
+REPEATED = TAGS.replace("广州", "北京") + "\n然后查广州。\n" + TAGS.split("</tool_call>\n")[1]
+
+
+def streamed(client, **kw):
+    """(content, [(name, arguments)], final chunk) of a streamed completion, via the SDK."""
+    chunks = list(client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS,
+                                                 stream=True, **kw))
+    content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    calls: dict[int, list[str]] = {}
+    for c in chunks:
+        for tc in (c.choices[0].delta.tool_calls or []) if c.choices else []:
+            name_args = calls.setdefault(tc.index, ["", ""])
+            name_args[0] += tc.function.name or ""
+            name_args[1] += tc.function.arguments or ""
+    final = next(c for c in chunks if c.choices and c.choices[0].finish_reason)
+    return content, [(n, json.loads(a)) for _, (n, a) in sorted(calls.items())], final
+
+
+def as_text(response) -> str:
+    return json.dumps(response.model_dump(), ensure_ascii=False)
+
+
+def test_headline_text_invented_after_a_call_does_not_reach_the_client(serve):
+    client, _, url = serve([AFTER_CALL, AFTER_CALL, AFTER_CALL])
+    r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS)
+    message = r.choices[0].message
+    assert message.content == "我来查一下。"  # the preamble stays
+    assert [json.loads(c.function.arguments) for c in message.tool_calls] == [{"location": "北京"}]
+    assert "晴" not in as_text(r) and "我来查一下" in as_text(r)
+    r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS,
+                                       extra_body={"reactlab_debug": True})
+    assert r.model_extra["reactlab"]["dropped_text"] == INVENTED
+    assert r.model_extra["reactlab"]["raw_text"] == AFTER_CALL  # the debug view shows it all
+    content, calls, final = streamed(client, extra_body={"reactlab_debug": True})
+    assert content.strip() == "我来查一下。" and "晴" not in content
+    assert calls == [("get_weather", {"location": "北京"})]
+    assert final.choices[0].finish_reason == "tool_calls"
+    assert final.model_extra["reactlab"]["dropped_text"] == INVENTED
+    assert http.get(url + "/debug/last").json()["dropped_text"] == INVENTED
+
+
+def test_repeated_identical_calls_reach_the_client_once(serve):
+    client, _, url = serve([REPEATED, REPEATED])
+    r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS)
+    cities = [json.loads(c.function.arguments)["location"] for c in r.choices[0].message.tool_calls]
+    assert cities == ["北京", "广州"] and r.choices[0].message.content == "我来查一下。"
+    last = http.get(url + "/debug/last").json()
+    assert (last["duplicate_calls_dropped"], last["dropped_text"]) == (1, "然后查广州。")
+    content, calls, _ = streamed(client)
+    assert [args["location"] for _, args in calls] == ["北京", "广州"]
+    assert content.strip() == "我来查一下。"
+    assert http.get(url + "/debug/last").json()["duplicate_calls_dropped"] == 1
+
+
+@pytest.mark.parametrize("text", [
+    AFTER_CALL, REPEATED, TAGS, FENCED + "\n" + BARE.replace("北京", "广州") + "\n都查好了。",
+    "北京今天晴。", "<tools></tools>", "Answer:\n{\"x\": 1}\nthen\n" + FENCED + "\n晴",
+], ids=["after-call", "repeated", "tags", "fence+bare", "no-call", "markup", "json-then-call"])
+def test_streamed_and_non_streamed_replies_agree(serve, text):
+    client, _, _ = serve([text, text])
+    r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS)
+    message = r.choices[0].message
+    content, calls, final = streamed(client)
+    assert content.strip() == (message.content or "")
+    assert calls == [(c.function.name, json.loads(c.function.arguments))
+                     for c in message.tool_calls or []]
+    assert final.choices[0].finish_reason == r.choices[0].finish_reason
+
+
+def test_a_call_the_hold_back_misses_still_arrives_when_streamed(serve):
+    # `{ "name"` in mid-line is no hold-back marker: its text streams as content before the
+    # server knows it is a call, and sent text cannot be taken back. The call still arrives.
+    text = 'Calling: { "name": "get_weather", "arguments": {"location": "北京"}} ' + INVENTED
+    client, _, url = serve([text, text])
+    r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS)
+    assert r.choices[0].message.content == "Calling:" and INVENTED not in as_text(r)
+    content, calls, _ = streamed(client)
+    assert calls == [("get_weather", {"location": "北京"})]
+    assert content == text  # the documented leak: debug's `content` says what was sent
+    assert http.get(url + "/debug/last").json()["content"] == text
+
+
 # --- seeing under the hood --------------------------------------------------------------------
 
 def test_debug_flag_and_last(serve):

@@ -132,6 +132,92 @@ def test_without_tool_names_any_call_shape_counts():
     assert parse_tool_calls('{"name": "anything", "arguments": {"x": 1}}').calls[0].name == "anything"
 
 
+# --- only trusted text: what the model writes after a call is dropped -------------------------
+
+CALL_BJ = '<tool_call>\n{"name": "get_weather", "arguments": {"location": "北京"}}\n</tool_call>'
+CALL_GZ = CALL_BJ.replace("北京", "广州")
+BARE_BJ = '{"name": "get_weather", "arguments": {"location": "北京"}}'
+KEY_ORDER = ('{"name": "get_weather", "arguments": {"location": "北京", "unit": "C"}}\n'
+             '{"name": "get_weather", "arguments": {"unit": "C", "location": "北京"}}')
+
+
+def test_text_after_a_call_is_dropped_and_kept_for_debug():
+    # written before any tool ran: an invented answer, not something to show the user
+    reply = parse_tool_calls("我来查一下。\n" + CALL_BJ + "\n北京今天晴，25°C，适合出门。", NAMES)
+    assert reply.content == "我来查一下。"  # the preamble before the call stays
+    assert [c.name for c in reply.calls] == ["get_weather"]
+    assert reply.dropped_text == "北京今天晴，25°C，适合出门。"
+    assert reply.calls_start == len("我来查一下。\n")
+
+
+def test_headline_invented_tool_response_after_a_fenced_call():
+    # The 1.5B's failure in native style: a call, then the result it imagines the tool gave.
+    text = REAL_FENCED + '\n<tool_response>\n{"temp": 25, "condition": "晴"}\n</tool_response>\n北京晴。'
+    reply, call = one(text)
+    assert reply.content is None and json.loads(call.arguments) == {"location": "北京"}
+    assert reply.dropped_text.startswith("<tool_response>") and reply.dropped_text.endswith("北京晴。")
+
+
+def test_text_between_calls_is_dropped():
+    reply = parse_tool_calls(CALL_BJ + "\n北京：晴。然后查广州。\n" + CALL_GZ, NAMES)
+    assert [json.loads(c.arguments)["location"] for c in reply.calls] == ["北京", "广州"]
+    assert reply.content is None and reply.dropped_text == "北京：晴。然后查广州。"
+
+
+def test_text_before_a_call_is_kept_even_when_it_looks_like_an_answer():
+    # a simplification, on purpose: the preamble is not judged, only what follows a call is
+    reply = parse_tool_calls("答案：北京晴。\n" + BARE_BJ, NAMES)
+    assert reply.content == "答案：北京晴。" and len(reply.calls) == 1
+    assert reply.dropped_text is None
+
+
+def test_whitespace_and_markup_after_a_call_is_not_reported_as_dropped():
+    reply = parse_tool_calls(CALL_BJ + "\n\n</tool_call>\n```\n```\n", NAMES)
+    assert reply.content is None and reply.dropped_text is None
+
+
+@pytest.mark.parametrize("text,source", [
+    (CALL_BJ + "\n" + CALL_BJ, "tag"),
+    (BARE_BJ + "\n" + BARE_BJ, "json"),
+    ("[" + BARE_BJ + ", " + BARE_BJ + "]", "json"),
+    (BARE_BJ.replace('"arguments"', '"parameters"') + "\n" + CALL_BJ, "json"),
+    (KEY_ORDER, "json"),
+], ids=["tags", "bare", "list", "bare+tag", "key-order"])
+def test_identical_calls_are_collapsed_to_the_first(text, source):
+    reply, call = one(text)
+    assert reply.duplicates_dropped == 1 and call.source == source  # the first one is kept
+    assert json.loads(call.arguments)["location"] == "北京"
+
+
+def test_a_call_repeated_three_times_with_an_invented_answer_between():
+    reply, _ = one("\n好的。\n".join([CALL_BJ] * 3))
+    assert reply.duplicates_dropped == 2 and reply.dropped_text == "好的。\n好的。"
+
+
+@pytest.mark.parametrize("second", [
+    CALL_GZ,                                                     # other arguments
+    CALL_BJ.replace("get_weather", "get_air"),                   # other tool, same arguments
+    CALL_BJ.replace('"北京"}', '"北京", "unit": "C"}'),          # one more argument
+])
+def test_different_calls_are_not_collapsed(second):
+    reply = parse_tool_calls(CALL_BJ + "\n" + second, NAMES)
+    assert len(reply.calls) == 2 and reply.duplicates_dropped == 0
+
+
+def test_broken_arguments_are_duplicates_only_when_the_same_text():
+    broken = '<tool_call>\n{"name": "get_weather", "arguments": {"location": 北京}}\n</tool_call>'
+    assert len(parse_tool_calls(broken + "\n" + broken, NAMES).calls) == 1
+    other = broken.replace("北京", "广州")
+    assert len(parse_tool_calls(broken + "\n" + other, NAMES).calls) == 2
+
+
+def test_a_reply_without_calls_keeps_all_its_text():
+    text = "北京今天晴。\n\n明天：多云。\n{\"note\": \"not a call\"}"
+    reply = parse_tool_calls(text, NAMES)
+    assert reply.calls == [] and reply.content == text
+    assert (reply.dropped_text, reply.duplicates_dropped, reply.calls_start) == (None, 0, None)
+
+
 def test_call_ids_look_like_openai():
     ids = {new_call_id() for _ in range(50)}
     assert len(ids) == 50
@@ -154,6 +240,8 @@ def stream(text, size):
     (REAL_BARE, ""),
     ("Answer:\n  {\"x\": 1}", "Answer:\n  "),
     ("北京今天晴。a<b, c`d {x}", "北京今天晴。a<b, c`d {x}"),
+    ("<tools></tools>", ""),  # echoed template markup: held, then dropped by the parser
+    (REAL_FENCED + "\n北京晴。", ""),  # invented text after a call: held, never released
 ])
 def test_holdback_never_leaks_a_call_as_content(text, sent, size):
     released, held = stream(text, size)

@@ -18,6 +18,8 @@ streaming) carries a top-level `"reactlab"` object:
     {"prompt": <the exact text the model read, chat template applied>,
      "raw_text": <what the model wrote, before parsing>,
      "parsed_tool_calls": [{"id", "type", "function": {"name", "arguments"}, "source"}],
+     "dropped_text": <what the model wrote between/after its calls, not sent, or null>,
+     "duplicate_calls_dropped": <how many repeated identical calls were not sent>,
      "json_schema": <the constraint used for tool_choice required/named, or null>,
      "template": <where the chat template came from>, "usage": …, "timings": …, …}
 

@@ -8,7 +8,9 @@ forced call) and builds the response from the engine's `Generation`. With `tools
 and `tool_choice` not `none`, the prompt lists the tools and the reply is parsed for calls;
 `tool_choice="none"` renders the prompt *without* tools (a model cannot call what it does not
 see). `<tool_response>` is an extra stop string when tools are shown: the model sometimes
-starts writing the tool's answer itself, and that text is never a real result.
+starts writing the tool's answer itself, and that text is never a real result. Whatever else
+the model writes after its first call is dropped by the parser (`toolcalls`), in both the
+non-stream and the streamed reply; `debug()` shows it as `dropped_text`.
 
 `Turn.debug()` is the teaching view: the exact prompt, the raw text, what the parser made of
 it (see "reactlab_debug" in `reactlab.server.app`). This module does not do HTTP or queueing.
@@ -24,7 +26,7 @@ import time
 from reactlab.server.constrain import tool_call_schema
 from reactlab.server.engines import Generation
 from reactlab.server.holdback import HoldBack
-from reactlab.server.toolcalls import ParsedReply, new_call_id, parse_tool_calls
+from reactlab.server.toolcalls import ParsedReply, clean_content, new_call_id, parse_tool_calls
 from reactlab.server.validate import ChatRequest
 
 TOOL_RESPONSE = "<tool_response>"
@@ -102,6 +104,8 @@ class Turn:
                 "parsed_tool_calls": [{**tc, "source": c.source} for tc, c in
                                       zip(self.tool_calls, self.parsed.calls if self.parsed else [])],
                 "content": self.content,
+                "dropped_text": self.parsed.dropped_text if self.parsed else None,
+                "duplicate_calls_dropped": self.parsed.duplicates_dropped if self.parsed else 0,
                 "finish_reason": self.finish_reason(), "engine_finish_reason": g.finish_reason if g
                 else None, "usage": self.usage() if g else None, "timings": g.timings if g else {}}
 
@@ -150,10 +154,21 @@ class Turn:
                     yield self._chunk({"content": safe})
                 continue
             self.generation, self.raw_text = value, "".join(pieces)
-        parsed = self.interpret(hold.finish())
-        if parsed.content:
-            sent.append(parsed.content)
-            yield self._chunk({"content": parsed.content})
+        # Parse the whole reply, exactly as the non-stream path does, then send only the part
+        # of its content the client has not had yet. What can be taken back: nothing already
+        # sent. The hold-back stops releasing at the first thing that may start a call, so in
+        # the common case (preamble, call, invented text) only the preamble went out, and the
+        # calls and the dropped text are the same as without streaming. What cannot: a call in
+        # a shape the hold-back does not recognise (`{ "name"` in mid-line) streams as content,
+        # with whatever followed it; the client still gets the calls, and debug() shows in
+        # `content` everything that was sent.
+        parsed = self.interpret(self.raw_text)
+        released = sum(map(len, sent))
+        end = len(self.raw_text) if parsed.calls_start is None else parsed.calls_start
+        rest = clean_content(self.raw_text[released:end]) if released < end else None
+        if rest:
+            sent.append(rest)
+            yield self._chunk({"content": rest})
         self.content = "".join(sent) or (None if self.tool_calls else "")
         for index, call in enumerate(self.tool_calls):
             fn = call["function"]

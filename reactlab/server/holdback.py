@@ -1,16 +1,21 @@
 """Decide, while a reply streams in, which text is safe to send as `content` right away.
 
 A streamed reply may turn out to be a tool call, and a call must not reach the client as
-content. So content streams freely until the text *might* start a call: `<tool_call>`, a
+content. So content streams freely until the text *might* start a call: `<tool_call>` (or
+any `<tool…` / `</tool…` tag: the template markup the model echoes is never content either), a
 code fence, `{"name"`, or a `{` / `[` at the start of a line (bare JSON). From there on
-everything is held back, and parsed as a whole when the model finishes (`toolcalls`). A
-partial marker at the end of a piece (`<tool`, two backticks, a line holding only spaces) is
-held until the next piece shows what it was.
+everything is held back, and the whole reply is parsed when the model finishes (`toolcalls`);
+the server then sends only the content the client has not had (text before the first call),
+so text the model invents after a call never streams. A partial marker at the end of a piece
+(`<to`, two backticks, a line holding only spaces) is held until the next piece shows what it
+was.
 
 A simplification, on purpose: calls are parsed once the model has finished, not token by
 token, so their arguments reach the client in one burst of fragments at the end (the server
 still splits them into OpenAI-style deltas). Content that merely starts with `{` is held to
-the end too and then sent as content. This module is pure; it knows nothing about HTTP.
+the end too and then sent as content. A call in a shape no marker catches (`{ "name"` in
+mid-line) streams as content before anyone knows it is a call: released text cannot be taken
+back. This module is pure; it knows nothing about HTTP.
 Introduced in notebook 05 (streamed tool calls).
 """
 
@@ -18,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-MARKERS = ("<tool_call>", "```", '{"name"', '{"function"')
+MARKERS = ("<tool", "</tool", "```", '{"name"', '{"function"')
 _LINE_START_JSON = re.compile(r"^[ \t]*[{\[]", re.MULTILINE)
 
 

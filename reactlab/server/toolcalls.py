@@ -1,4 +1,4 @@
-"""Turn what the model wrote into OpenAI `tool_calls`, leniently.
+"""Turn what the model wrote into OpenAI `tool_calls`, leniently, and keep only trusted text.
 
 The Qwen2.5 template asks for `<tool_call>{"name": …, "arguments": {…}}</tool_call>`, but the
 1.5B model often answers with a fenced ```` ```json ```` block or bare JSON instead (llama.cpp's
@@ -13,10 +13,18 @@ own parser then returns the call as plain text). We accept, in this order:
 For 2 and 3 the name must be one of the request's tools (when they are known), so a JSON
 answer that merely has a "name" key is not mistaken for a call. `parameters` is accepted for
 `arguments`, arguments given as a JSON *string* are decoded, and the OpenAI shape
-`{"function": {"name", "arguments"}}` is unwrapped. Text outside the calls stays `content`.
+`{"function": {"name", "arguments"}}` is unwrapped.
+
+Once a reply holds a call, only the text *before* the first call stays `content` (the model's
+preamble, "Let me check."). Text between calls and after the last one is dropped: no tool has
+run yet, so a `<tool_response>` or a "final answer" written there is invented (seen often on
+the 1.5B). A call repeated with the same name and the same arguments (compared as JSON with
+sorted keys) is kept once. Both are recorded (`ParsedReply.dropped_text`,
+`.duplicates_dropped`) for the server's debug view. A reply without calls keeps all its text.
 
 This module is pure (no I/O, no randomness except `new_call_id`); it does not check the
-arguments against the tool's schema (the agent's tool registry does). Notebook 06.
+arguments against the tool's schema (the agent's tool registry does), and it does not judge
+the preamble: a "final answer" written *before* the first call stays content. Notebook 06.
 """
 
 from __future__ import annotations
@@ -49,6 +57,9 @@ class ParsedCall:
 class ParsedReply:
     content: str | None
     calls: list[ParsedCall]
+    dropped_text: str | None = None  # text between/after the calls, not sent (debug view)
+    duplicates_dropped: int = 0      # repeated identical calls, not sent (debug view)
+    calls_start: int | None = None   # where the first call starts in the raw text
 
 
 def new_call_id() -> str:
@@ -180,13 +191,43 @@ def parse_tool_calls(text: str, tool_names=None) -> ParsedReply:
             found.append((i, calls))
             spans.append((i, end))
         i = end  # a JSON value that is not a call: its inner braces are not calls either
-    content = text
-    for start, end in sorted(spans, reverse=True):
-        content = content[:start] + content[end:]
-    content = _EMPTY_FENCE.sub("", content)
-    content = _ECHOED_MARKUP.sub("", content).strip()
     calls = [c for _, group in sorted(found, key=lambda f: f[0]) for c in group]
-    return ParsedReply(content or None, calls)
+    if not calls:
+        return ParsedReply(clean_content(text), [])
+    # Text after the first call was written before any tool ran, so it cannot be based on a
+    # result: kept for the debug view only, e.g. '<tool_call>…</tool_call>\n北京今天晴。'.
+    spans.sort()
+    starts, ends = [s for s, _ in spans[1:]] + [len(text)], [e for _, e in spans]
+    dropped = [text[e:s].strip() for e, s in zip(ends, starts) if clean_content(text[e:s])]
+    unique = _unique(calls)
+    return ParsedReply(clean_content(text[:spans[0][0]]), unique,
+                       "\n".join(dropped) or None, len(calls) - len(unique), spans[0][0])
+
+
+def clean_content(text: str) -> str | None:
+    """Text as the client may see it: echoed markup and empty fences removed, stripped.
+
+    Example: "<tools></tools>" -> None; " Let me check.\\n" -> "Let me check."
+    """
+    text = _EMPTY_FENCE.sub("", text)
+    return _ECHOED_MARKUP.sub("", text).strip() or None
+
+
+def _unique(calls: list[ParsedCall]) -> list[ParsedCall]:
+    """The first of each (name, arguments) pair; arguments compared as JSON with sorted keys.
+
+    Example: f({"a": 1, "b": 2}), f({"b": 2, "a": 1}), f({"a": 3}) -> f({"a": 1, "b": 2}), f({"a": 3})
+    """
+    seen, out = set(), []
+    for call in calls:
+        try:
+            args = json.dumps(json.loads(call.arguments), sort_keys=True, ensure_ascii=False)
+        except ValueError:
+            args = call.arguments.strip()  # broken JSON: only the same broken text is a repeat
+        if (call.name, args) not in seen:
+            seen.add((call.name, args))
+            out.append(call)
+    return out
 
 
 def _next_brace(text: str, start: int) -> int:
