@@ -1,6 +1,6 @@
 """run_function_calling, driven step by step by scripted fake models.
 
-The fake conn returns real `openai.types` objects (ChatCompletion, or ChatCompletionChunk
+The fake conn (tests/fakes.py) returns real `openai.types` objects (ChatCompletion, or ChatCompletionChunk
 streams cut the way DashScope cuts them), so the agent sees exactly what the SDK hands it.
 Every request the agent makes is recorded and checked: each tool message must answer a call
 id of the assistant message right before it, and every call must be answered.
@@ -8,7 +8,6 @@ id of the assistant message right before it, and every call must be answered.
 
 from __future__ import annotations
 
-import copy
 import json
 import threading
 import time
@@ -16,92 +15,26 @@ import time
 import httpx2
 import openai
 import pytest
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from fakes import USAGE, Reply, tool_call
+from fakes import ScriptedConn as FakeConn
 
 from reactlab.fc_agent import DEFAULT_SYSTEM_PROMPT, run_function_calling, split_think
 from reactlab.guards import EMPTY_REPLY_NUDGE, Guards, LoopDetector, message_problems
 from reactlab.tools import ToolRegistry, tool
 
 SAVINGS_QUESTION = "今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？"
-USAGE = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
 
 
 # --- the fake model -----------------------------------------------------------------------
 
 def reply(content: str | None = None, calls: list | None = None, reasoning: str | None = None,
-          finish: str | None = None, usage: dict | None = USAGE) -> dict:
+          finish: str | None = None, usage: dict | None = USAGE) -> Reply:
     """One scripted model reply. calls: [(name, arguments_string)] or [(id, name, args)]."""
     tool_calls = []
     for n, call in enumerate(calls or []):
         call_id, name, args = call if len(call) == 3 else (f"call_{n}_{call[0]}", *call)
-        tool_calls.append({"id": call_id, "type": "function",
-                           "function": {"name": name, "arguments": args}})
-    return {"content": content, "tool_calls": tool_calls, "reasoning": reasoning,
-            "finish": finish or ("tool_calls" if tool_calls else "stop"), "usage": usage}
-
-
-def as_completion(r: dict) -> ChatCompletion:
-    message: dict = {"role": "assistant", "content": r["content"]}
-    if r["tool_calls"]:
-        message["tool_calls"] = r["tool_calls"]
-    if r["reasoning"]:
-        message["reasoning_content"] = r["reasoning"]
-    return ChatCompletion.model_validate({
-        "id": "chatcmpl-fake", "object": "chat.completion", "created": 1, "model": "fake",
-        "choices": [{"index": 0, "message": message, "finish_reason": r["finish"]}],
-        "usage": r["usage"]})
-
-
-def as_chunks(r: dict) -> list[ChatCompletionChunk]:
-    """The reply as a DashScope-style stream: later fragments of a call carry "id": ""."""
-    def chunk(delta=None, finish=None, usage=None, choices=True):
-        return ChatCompletionChunk.model_validate({
-            "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1,
-            "model": "fake", "usage": usage,
-            "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish}]
-            if choices else []})
-
-    out = [chunk({"role": "assistant", "content": ""})]
-    if r["reasoning"]:
-        out.append(chunk({"reasoning_content": r["reasoning"]}))
-    text = r["content"] or ""
-    for piece in (text[: len(text) // 2], text[len(text) // 2:]):
-        if piece:
-            out.append(chunk({"content": piece}))
-    for i, call in enumerate(r["tool_calls"]):
-        args = call["function"]["arguments"]
-        half = len(args) // 2
-        out.append(chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
-                                          "function": {"name": call["function"]["name"],
-                                                       "arguments": args[:half]}}]}))
-        out.append(chunk({"tool_calls": [{"index": i, "id": "", "type": "function",
-                                          "function": {"arguments": args[half:]}}]}))
-    out.append(chunk(finish=r["finish"]))
-    if r["usage"]:
-        out.append(chunk(usage=r["usage"], choices=False))
-    return out
-
-
-class FakeConn:
-    """A conn whose `client.chat.completions.create` plays a script, one item per request."""
-
-    model = "fake-model"
-
-    def __init__(self, *script):
-        self.script = list(script)
-        self.requests: list[dict] = []
-        self.client = self
-        self.chat = self
-        self.completions = self
-
-    def create(self, **kwargs):
-        self.requests.append(copy.deepcopy(kwargs))
-        if not self.script:
-            raise AssertionError("the agent asked the model more often than the script allows")
-        item = self.script.pop(0)
-        if isinstance(item, Exception):
-            raise item
-        return iter(as_chunks(item)) if kwargs.get("stream") else as_completion(item)
+        tool_calls.append(tool_call(call_id, name, args))
+    return Reply(content, tool_calls, reasoning=reasoning, finish=finish, usage=usage)
 
 
 def assert_tool_messages_answer_their_calls(conn: FakeConn) -> None:
@@ -200,7 +133,7 @@ def test_assistant_message_echoed_exactly_and_every_call_answered(stream):
     assert r.status == "final"
     echoed = conn.requests[1]["messages"][2]
     assert echoed == {"role": "assistant", "content": "先查两个城市。",
-                      "tool_calls": sent["tool_calls"]}  # ids, names, argument strings as sent
+                      "tool_calls": sent.tool_calls}  # ids, names, argument strings as sent
     tools = conn.requests[1]["messages"][3:5]
     assert [(t["role"], t["tool_call_id"]) for t in tools] == [("tool", "call_a"),
                                                                 ("tool", "call_b")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from fakes import ScriptedConn
 
 from reactlab.memory import (
     SUMMARY_PREFIX,
@@ -138,24 +138,13 @@ def test_report_has_one_row_per_turn():
     assert rows[3].startswith("| 2 | 那广州呢？ | final | 1 | 2 |")
 
 
-def fake_conn(reply=None, error=None):
-    def create(**kw):
-        fake_conn.seen.append(kw)
-        if error:
-            raise error
-        return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=reply))])
-
-    fake_conn.seen = []
-    return SimpleNamespace(model="m", client=SimpleNamespace(
-        chat=SimpleNamespace(completions=SimpleNamespace(create=create))))
-
-
 def test_model_summarizer_uses_the_model_and_falls_back_on_failure():
-    summarize = model_summarizer(fake_conn("用户问了北京天气：晴，3°C。"), max_tokens=50)
+    conn = ScriptedConn("用户问了北京天气：晴，3°C。", model="m")
+    summarize = model_summarizer(conn, max_tokens=50)
     assert summarize([("北京？", "晴")]) == f"{SUMMARY_PREFIX}\n用户问了北京天气：晴，3°C。"
-    assert fake_conn.seen[0]["max_tokens"] == 50 and fake_conn.seen[0]["temperature"] == 0
-    assert "Q: 北京？\nA: 晴" in fake_conn.seen[0]["messages"][1]["content"]
-    broken = model_summarizer(fake_conn(error=ConnectionError("offline")))
+    assert conn.requests[0]["max_tokens"] == 50 and conn.requests[0]["temperature"] == 0
+    assert "Q: 北京？\nA: 晴" in conn.requests[0]["messages"][1]["content"]
+    broken = model_summarizer(ScriptedConn(ConnectionError("offline"), model="m"))
     assert broken([("北京？", "晴")]) == truncation_summary([("北京？", "晴")])
-    empty = model_summarizer(fake_conn(""))
+    empty = model_summarizer(ScriptedConn("", model="m"))
     assert empty([("北京？", "晴")]) == truncation_summary([("北京？", "晴")])

@@ -3,12 +3,12 @@ of the loop, the seeds' headline tasks, and one end-to-end run on the real local
 
 from __future__ import annotations
 
-import copy
 import json
 
 import httpx
 import openai
 import pytest
+from fakes import Reply, ScriptedConn, token_usage
 from openai.types.chat import ChatCompletion
 
 from reactlab.guards import EMPTY_REPLY_NUDGE, Guards, LoopDetector
@@ -21,36 +21,14 @@ from reactlab.tools import ToolRegistry, tool
 
 def completion(text: str | None, finish: str = "stop", prompt: int = 100, completion_: int = 20,
                cached: int = 0) -> ChatCompletion:
-    return ChatCompletion.model_validate({
-        "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake-model",
-        "choices": [{"index": 0, "finish_reason": finish,
-                     "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion_,
-                  "total_tokens": prompt + completion_,
-                  "prompt_tokens_details": {"cached_tokens": cached}},
-    })
+    return Reply(text, finish=finish, usage=token_usage(prompt, completion_, cached)).completion()
 
 
-class FakeConn:
-    """A conn whose client.chat.completions.create replays a script, one item per request:
-    a str (the reply), a ChatCompletion, or an exception to raise. Requests are kept."""
+class FakeConn(ScriptedConn):
+    """Replays a script, one item per request: a str (the reply), a ChatCompletion, or an
+    exception to raise. Requests are kept. A str costs what `completion(text)` costs."""
 
-    model = "fake-model"
-
-    def __init__(self, *script):
-        self.script = list(script)
-        self.requests: list[dict] = []
-        self.client = self
-        self.chat = self
-        self.completions = self
-
-    def create(self, **kw):
-        self.requests.append(copy.deepcopy(kw))
-        assert self.script, "the agent made more requests than the test scripted"
-        item = self.script.pop(0)
-        if isinstance(item, BaseException):
-            raise item
-        return item if isinstance(item, ChatCompletion) else completion(item)
+    text_usage = token_usage(100, 20, cached=0)
 
 
 def blob(tool_name: str, args: dict, thought: str = "next step") -> str:
