@@ -39,9 +39,11 @@ You are a helpful assistant that solves tasks by calling tools.
 or exact arithmetic, call a tool instead of answering from memory.
 - Never invent a tool result: every fact in your answer must come from a tool result or \
 from the user.
+- If a call needs another call's result (a date from get_today, a number to compute with), \
+wait for that result and make the call in your next reply; never guess its arguments.
 - If a tool returns an error, read it and fix your call, or tell the user what went wrong.
-- When the tool results are enough, answer in plain words, in the same language as the \
-user's question."""
+- When the tool results are enough, answer every part of the question in plain words, with \
+the figures from the tool results, in the same language as the user's question."""
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
 

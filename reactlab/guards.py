@@ -31,7 +31,12 @@ DEFAULT_FINAL_REQUEST = (
     "You have run out of steps. Answer the original question now with what you already know, "
     "without calling tools."
 )
-EMPTY_REPLY_NUDGE = "Please answer the question using the tool results above."
+# Worded for both ways out: a model that stops after the first of several look-ups should make
+# the next call, not answer half the question (the benchmark transcripts showed exactly that
+# with the earlier "please answer using the tool results above").
+EMPTY_REPLY_NUDGE = ("Your reply was empty. If a part of the question still needs a tool, call "
+                     "the next tool now; otherwise answer every part of the question using the "
+                     "tool results above.")
 SUMMARY_HEADER = "Summary of earlier steps (folded to save context, one line per step):"
 
 

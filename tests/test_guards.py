@@ -13,6 +13,7 @@ from openai.types.chat import ChatCompletionMessage
 from reactlab.guards import (
     DEFAULT_FINAL_REQUEST,
     DEFAULT_LOOP_MESSAGE,
+    EMPTY_REPLY_NUDGE,
     SUMMARY_HEADER,
     Guards,
     LoopDetector,
@@ -282,7 +283,7 @@ def test_loop_intervention_and_nudges_are_not_mistaken_for_the_question():
     msgs.append({"role": "user", "content": DEFAULT_LOOP_MESSAGE})
     msgs += native_step(4)
     msgs += [{"role": "assistant", "content": ""},
-             {"role": "user", "content": "Please answer the question using the tool results above."}]
+             {"role": "user", "content": EMPTY_REPLY_NUDGE}]
     msgs += native_step(5)
     out = compress_history(msgs, keep_last=1)
     assert out[:2] == HEAD

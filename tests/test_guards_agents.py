@@ -11,16 +11,21 @@ protocol under test: native `tool_calls`, or ReAct text (JSON-blob style).
 
 from __future__ import annotations
 
-import copy
 import json
-from types import SimpleNamespace
 
 import matplotlib
 import pytest
+from fakes import RecordingConn, Reply, token_usage, tool_call
 from openai.types.chat import ChatCompletion
 
 from reactlab.fc_agent import run_function_calling
-from reactlab.guards import DEFAULT_FINAL_REQUEST, DEFAULT_LOOP_MESSAGE, Guards, message_problems
+from reactlab.guards import (
+    DEFAULT_FINAL_REQUEST,
+    DEFAULT_LOOP_MESSAGE,
+    EMPTY_REPLY_NUDGE,
+    Guards,
+    message_problems,
+)
 from reactlab.memory import Conversation, history_tokens
 from reactlab.react_agent import run_react
 from reactlab.runlog import plot_context_growth, summary_table
@@ -63,40 +68,33 @@ EMPTY = ("empty",)
 
 def render(intent: tuple, protocol: str, n: int, prompt_tokens: int) -> ChatCompletion:
     """One scripted intent as the ChatCompletion the protocol under test expects."""
-    message: dict = {"role": "assistant", "content": None}
-    finish = "stop"
+    content, calls = None, []
     kind = intent[0]
     if kind == "empty":
-        message["content"] = ""
+        content = ""
     elif protocol == "native":
         if kind == "call":
             args = intent[2] if isinstance(intent[2], str) else json.dumps(intent[2],
                                                                            ensure_ascii=False)
-            message["tool_calls"] = [{"id": f"call_{n}", "type": "function",
-                                      "function": {"name": intent[1], "arguments": args}}]
-            finish = "tool_calls"
+            calls = [tool_call(f"call_{n}", intent[1], args)]
         elif kind == "babble":
-            message["tool_calls"] = [{"id": f"call_{n}", "type": "function", "function": {
-                "name": "get_weather", "arguments": f'{{"location": 北京{n}'}}]
-            finish = "tool_calls"
+            calls = [tool_call(f"call_{n}", "get_weather", f'{{"location": 北京{n}')]
         else:
-            message["content"] = intent[1]
+            content = intent[1]
     else:
         if kind == "call":
             blob = json.dumps({"action": intent[1], "action_input": intent[2]}, ensure_ascii=False)
-            message["content"] = f"Thought: I should use {intent[1]}.\nAction:\n```\n{blob}\n```\n"
+            content = f"Thought: I should use {intent[1]}.\nAction:\n```\n{blob}\n```\n"
         elif kind == "babble":
-            message["content"] = f"Hmm, let me think about this some more ({n})."
+            content = f"Hmm, let me think about this some more ({n})."
         else:
-            message["content"] = f"Thought: I now know the final answer\nFinal Answer: {intent[1]}"
-    return ChatCompletion.model_validate({
-        "id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0, "model": "fake-model",
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10,
-                  "total_tokens": prompt_tokens + 10}})
+            content = f"Thought: I now know the final answer\nFinal Answer: {intent[1]}"
+    # finish_reason follows from the calls: "tool_calls" with calls, else "stop"
+    return Reply(content, calls, usage=token_usage(prompt_tokens, 10),
+                 id=f"chatcmpl-{n}").completion()
 
 
-class FakeConn:
+class FakeConn(RecordingConn):
     """`.model` and `.client.chat.completions.create(**kw)`; keeps a deep copy of every request.
 
     script(n, request) -> intent, n = 1, 2, … across the whole conversation. The final
@@ -106,14 +104,11 @@ class FakeConn:
 
     def __init__(self, protocol: str, script, closing: str = "北京晴，3°C。",
                  prompt_tokens: int | None = None):
-        self.model, self.protocol, self.script, self.closing = "fake-model", protocol, script, closing
+        super().__init__(model="fake-model")
+        self.protocol, self.script, self.closing = protocol, script, closing
         self.prompt_tokens = prompt_tokens
-        self.requests: list[dict] = []
-        self.client = SimpleNamespace(chat=SimpleNamespace(
-            completions=SimpleNamespace(create=self._create)))
 
-    def _create(self, **kw):
-        self.requests.append(copy.deepcopy(kw))
+    def respond(self, kw: dict) -> ChatCompletion:
         n = len(self.requests)
         tokens = self.prompt_tokens or history_tokens(kw["messages"])
         if is_final_request(kw):
@@ -262,7 +257,7 @@ def test_endless_empty_replies_end_with_parse_errors(protocol):
     r = run(protocol, conn, max_steps=10)
     assert r.status == "parse_errors"
     assert r.steps[0].kind == "empty" and r.steps[-1].kind == "final_request"
-    assert "Please answer the question using the tool results above." in sent_text(
+    assert EMPTY_REPLY_NUDGE in sent_text(
         conn.requests[1])
 
 
