@@ -189,7 +189,7 @@ def plots(stats: dict[str, dict], order: list[str], out: Path) -> list[str]:
 
     fig, ax = plt.subplots(figsize=(width, 4))
     bottom = [0.0] * len(order)
-    colours = ["#8172B2", "#CCB974", "#64B5CD", "#DD8452", "#C44E52", "#937860"]
+    colours = ["#8172B2", "#CCB974", "#64B5CD", "#DD8452", "#C44E52", "#DA8BC3", "#937860"]
     for mode, colour in zip(MODES, colours):
         counts = [stats[c]["modes"].get(mode, 0) for c in order]
         if any(counts):
@@ -314,8 +314,10 @@ def build(records: list[dict], out: Path) -> str:
         L.append(f"| `{short(c)}` | " + " | ".join(cells) + " |")
 
     letter = {"solved": "✓", "provider_error": "P", "loop": "L", "format_error": "F",
-              "step_limit": "S", "invented_data": "I", "wrong_answer": "W"}
-    L += ["", "## Every task", "", ("✓ solved · W wrong answer · I invented data · F format error · "
+              "step_limit": "S", "invented_data": "I", "incomplete": "H",
+              "wrong_answer": "W"}
+    L += ["", "## Every task", "", ("✓ solved · W wrong answer · H incomplete (half an answer) · I invented data · "
+          "F format error · "
           "S step limit · L loop · P provider error · (blank) not run"), "",
           "| task | kind | " + " | ".join(f"C{i + 1}" for i in range(len(order))) + " |",
           "|---|---|" + "---|" * len(order)]

@@ -8,7 +8,8 @@ Failure modes (exactly one per failed run, decided in this order from the RunRes
 | `loop` | `status == "loop"`: the loop detector fired twice |
 | `format_error` | `status == "parse_errors"`; or a step/token budget ran out while at least half of the model's steps (the closing final request excluded) were unparsable or empty replies |
 | `step_limit` | `status` is `"max_steps"` or `"max_tokens"` (the other budget ends) |
-| `invented_data` | the model ended with an answer (`status == "final"`) that states a number although a fact the task needs never came back from a successful tool call (`Task.needs`), or a reply carried an `Observation:` line the model wrote itself |
+| `invented_data` | the model ended with an answer that states a number no tool result and no question contains, although a fact the task needs never came back from a successful tool call (`Task.needs`); or a reply carried an `Observation:` line the model wrote itself |
+| `incomplete` | a needed fact never came back, but every number the answer states did come from a tool result (or the question): the model answered part of the question and stopped — nothing invented |
 | `wrong_answer` | everything else: the facts were fetched (or none were needed) and the answer is still wrong — bad arithmetic, one city's number copied to the other, a missing part — or the answer states no number at all (empty, "<tools></tools>") |
 
 Success is the task's checker on `RunResult.answer`, whatever the status: an answer given in
@@ -24,13 +25,15 @@ from typing import Any
 
 from benchmarks.tasks import Task, check
 
-MODES = ("provider_error", "loop", "format_error", "step_limit", "invented_data", "wrong_answer")
+MODES = ("provider_error", "loop", "format_error", "step_limit", "invented_data", "incomplete",
+         "wrong_answer")
 MODE_TEXT = {
     "provider_error": "the request failed (network, HTTP or server error)",
     "loop": "the loop detector fired twice: the same call over and over",
     "format_error": "replies the parser could not read, or empty replies",
     "step_limit": "the step (or token) budget ran out",
     "invented_data": "stated a figure it never fetched (or wrote its own Observation)",
+    "incomplete": "answered before fetching every fact it needed; its figures are real",
     "wrong_answer": "had the facts (or needed none) and answered wrongly, incompletely or "
                     "with no figure at all",
 }
@@ -69,6 +72,23 @@ def wrote_own_observation(steps: list) -> bool:
                and _OWN_OBSERVATION.search(_get(s, "text") or "") for s in steps)
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def unsupported_figures(answer: str | None, sources: list[str]) -> list[str]:
+    """Numbers in `answer` that appear in none of `sources` (observations, the question).
+
+    Example: unsupported_figures("北京 23.4°C，广州 25°C", ["北京: 23.4°C"]) -> ["25"]
+    """
+    text = "\n".join(s for s in sources if s)
+    return [n for n in _NUMBER.findall(answer or "") if n not in text]
+
+
+def observations(steps: list) -> list[str]:
+    """Every tool result the model was shown in `steps` (RunResult steps or their dicts)."""
+    return [_get(c, "observation") or "" for s in steps for c in _get(s, "tool_calls", []) or []]
+
+
 def classify(task: Task, result: Any) -> tuple[bool, str, list[str]]:
     """(success, mode, checker's missing items); mode is "solved" on success.
 
@@ -78,12 +98,14 @@ def classify(task: Task, result: Any) -> tuple[bool, str, list[str]]:
     steps = _get(result, "steps", []) or []
     return decide(task, _get(result, "status"), _get(result, "answer"),
                   [(_get(s, "kind"), _get(s, "text") or "") for s in steps],
-                  needs_met(task, steps))
+                  needs_met(task, steps), observations(steps))
 
 
 def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, str]],
-           unmet: list[str]) -> tuple[bool, str, list[str]]:
-    """The failure-mode rules on plain data: steps as (kind, raw text), unmet needs.
+           unmet: list[str], shown: list[str] | None = None) -> tuple[bool, str, list[str]]:
+    """The failure-mode rules on plain data: steps as (kind, raw text), unmet needs, and the
+    tool results the model was shown (`shown`; None = unknown, then any figure counts as
+    invented when a need is unmet, the rule of the first benchmark runs).
 
     Also used by the report to re-classify stored records (see `reclassify`).
     """
@@ -106,8 +128,12 @@ def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, s
     # Invented data states a figure: an answer with no number at all ("<tools></tools>",
     # "I cannot tell") is a wrong answer, not an invention.
     states_figure = bool(re.search(r"\d", answer or ""))
-    if states_figure and (unmet or own_observation):
+    if states_figure and own_observation:
         return False, "invented_data", missing
+    if states_figure and unmet:
+        if shown is None or unsupported_figures(answer, [*shown, task.question]):
+            return False, "invented_data", missing
+        return False, "incomplete", missing
     return False, "wrong_answer", missing
 
 
@@ -120,7 +146,10 @@ def reclassify(rec: dict) -> tuple[bool, str]:
         return rec["success"], rec["mode"]
     ok, mode, _ = decide(task, rec.get("status"), rec.get("answer"),
                          [(s.get("kind"), s.get("text") or "") for s in rec["trace"]],
-                         rec.get("needs_unmet", []))
+                         rec.get("needs_unmet", []),
+                         # the trace keeps each observation's first 240 characters: enough
+                         # for the figures of the course tools' short results
+                         [c[2] or "" for s in rec["trace"] for c in s.get("calls", [])])
     return ok, mode
 
 

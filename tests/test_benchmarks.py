@@ -228,7 +228,15 @@ def test_classify_solved_even_after_a_budget():
         Step(1, "action", tool_calls=[_call("get_weather", {"location": "北京"}, W_BJ)]),
         Step(2, "action", tool_calls=[_call("get_weather", {"location": "广州"}, "Error: x",
                                             error=True)]),
-        Step(3, "final")], "invented_data"),
+        Step(3, "final")], "incomplete"),
+    # 广州 never fetched and a figure for it appears anyway: invented
+    ("final", "北京23.4°C，广州19°C", [
+        Step(1, "action", tool_calls=[_call("get_weather", {"location": "北京"}, W_BJ)]),
+        Step(2, "final")], "invented_data"),
+    # 广州 never fetched, only 北京's real figures stated: half an answer, nothing invented
+    ("final", "北京23.4°C", [
+        Step(1, "action", tool_calls=[_call("get_weather", {"location": "北京"}, W_BJ)]),
+        Step(2, "final")], "incomplete"),
     ("final", None, [
         Step(1, "action", tool_calls=[_call("get_weather", {"location": "北京"}, W_BJ)]),
         Step(2, "action", tool_calls=[_call("get_weather", {"location": "广州"}, W_GZ)]),
@@ -354,6 +362,21 @@ def test_report_on_fake_records(tmp_path):
     assert "**wrong_answer**" in text
     pytest.importorskip("matplotlib")
     assert (tmp_path / "agents_success.png").stat().st_size > 1000
+
+
+def test_unsupported_figures():
+    assert scoring.unsupported_figures("北京 23.4°C，广州 25°C", ["北京: 23.4°C"]) == ["25"]
+    assert scoring.unsupported_figures("no figures", []) == []
+    assert scoring.unsupported_figures("306 天", ["", "到 2027-01-01 还有 306 天"]) == []
+
+
+def test_reclassify_reads_observations_from_the_trace():
+    rec = {"task": T13.id, "status": "final", "answer": "北京23.4°C",
+           "needs_unmet": ["get_weather:广州"],
+           "trace": [{"kind": "action", "text": "", "calls": [["get_weather", {}, W_BJ, False]]},
+                     {"kind": "final", "text": "Final Answer: 北京23.4°C", "calls": []}]}
+    assert scoring.reclassify(rec) == (False, "incomplete")
+    assert scoring.reclassify({**rec, "answer": "北京23.4°C，广州30°C"}) == (False, "invented_data")
 
 
 def test_report_reclassifies_stored_records(tmp_path):
