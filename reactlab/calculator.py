@@ -269,10 +269,11 @@ def _validate(tree: ast.Expression) -> None:
 
 def calculator(expression: str) -> int | float:
     """Evaluate an arithmetic expression exactly: operators + - * / // % ** and parentheses,
-    functions max, min, abs, round(x, digits). Example: (23.4 + 24.2 + 18.0) / 3 for an average.
+    functions max, min, abs, round(x, digits). An average: (a + b + c) / 3 with your numbers.
 
     Args:
-        expression: the arithmetic to do, e.g. 306 * 5 or max(24.6, 22.7) - min(24.6, 22.7)
+        expression: the arithmetic to do, with the numbers written out, e.g. 8 * 125 or
+            max(a, b) - min(a, b)
 
     Returns an int when the result is whole (306 * 5 -> 1530, 10 / 2 -> 5), else a float
     rounded to 12 significant digits (0.1 + 0.2 -> 0.3). `^` means power (2^10 -> 1024);

@@ -270,7 +270,7 @@ def days_between(date1: str, date2: str) -> int:
     """Count the days between two dates (order does not matter).
 
     Args:
-        date1: a date as YYYY-MM-DD, e.g. 2026-03-01 (2026年3月1日 also works)
+        date1: a date as YYYY-MM-DD, e.g. 2025-10-01 (2025年10月1日 also works)
         date2: the other date, e.g. 2027-01-01
 
     Example: days_between("2026-03-01", "2027-01-01") -> 306
