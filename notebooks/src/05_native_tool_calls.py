@@ -11,6 +11,10 @@
 # **Where we are:** notebook 04 ran the ReAct loop on plain text: a prompt that teaches a format,
 # `stop`, and a parser. Here the API does the formatting. We keep the course tools from 04
 # (`reactlab.tools`) and leave the parser behind.
+#
+# > 原生工具调用：工具用 JSON Schema 声明，模型返回结构化的 `tool_calls`，我们执行工具后用
+# > `role: "tool"` 回填结果。不再需要正则解析，但消息顺序必须严格：先 assistant（带 tool_calls），
+# > 再逐个 tool 结果，然后才能再次请求模型。
 
 # %% [markdown]
 # ## Setup
@@ -24,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 import openai
 
 import reactlab
-from reactlab.http import post_chat, stream_chat
+from reactlab.http import stream_chat
 from reactlab.tools import ToolRegistry, default_registry
 
 conn = reactlab.connect()
@@ -98,7 +102,10 @@ print(f"We work with: {call.function.name}({call.function.arguments})  id={call.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-args = json.loads(call.function.arguments or "{}")
+try:
+    args = json.loads(call.function.arguments or "{}")
+except ValueError:  # not JSON: pass the text on, run() turns it into an error message
+    args = call.function.arguments
 observation, is_error = weather_only.run(call.function.name, args)
 tool_message = {"role": "tool", "tool_call_id": call.id, "content": observation}
 print(json.dumps(tool_message, ensure_ascii=False, indent=2))
@@ -166,6 +173,11 @@ print(f"finish_reason: {reply.choices[0].finish_reason}   ({time.perf_counter() 
 print(reply.choices[0].message.content or reply.choices[0].message.tool_calls)
 
 # %% [markdown]
+# This time the request is valid, and what comes back is the model's choice: `finish_reason:
+# "stop"` with an answer built on the tool result, or `"tool_calls"` if it decided to ask for the
+# weather again — small models sometimes repeat a call whose result is already in front of them
+# (notebook 07 deals with that).
+#
 # Now the same repair for our own conversation from sections 2–3. The assistant message is
 # rebuilt from the SDK object field by field, so you can see exactly what goes back.
 
@@ -228,10 +240,11 @@ def assemble_naive(chunks: list[dict]) -> list[dict]:
     for chunk in chunks:
         for choice in chunk["choices"]:
             for frag in choice["delta"].get("tool_calls") or []:
-                if frag.get("id") is not None:          # "a new id means a new call"
-                    calls.append({"id": frag["id"], "name": frag["function"].get("name"),
+                function = frag.get("function") or {}
+                if frag.get("id") is not None or not calls:   # "an id means a new call"
+                    calls.append({"id": frag.get("id"), "name": function.get("name"),
                                   "arguments": ""})
-                calls[-1]["arguments"] += frag["function"].get("arguments") or ""
+                calls[-1]["arguments"] += function.get("arguments") or ""
     return calls
 
 
@@ -382,9 +395,28 @@ for m in tool_messages:
 
 # %% [markdown]
 # `pool.map` hands results back in the order the calls were submitted, whatever order they
-# finished in — that is all "results in order" takes. (A tool with side effects — booking,
-# sending, paying — should not run in parallel at all; the package runs those alone, in order.)
+# finished in — that is all "results in order" takes. If one of the results above starts with
+# `Error:`, the model sent something the tool refused (two cities in one call, for instance);
+# that text goes back as the observation, so the model can correct itself on the next step.
 #
+# ### This now lives in the package
+#
+# `reactlab.parallel.execute_calls` takes the calls in the API's own shape and returns one outcome
+# per call, in call order. It also knows what the hand-written version does not: a tool marked
+# `side_effects=True` (booking, sending, paying) never runs in parallel — it waits for the calls
+# before it and runs alone.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from reactlab.parallel import execute_calls
+
+api_shaped = [{"id": c["id"], "type": "function",
+               "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]
+for outcome in execute_calls(weather_only, api_shaped):
+    print(outcome.id, outcome.name, outcome.arguments, "error" if outcome.error else "ok",
+          "->", outcome.observation[:60])
+
+# %% [markdown]
 # ## 7. The loop: 今天是几号…每天存 5 元
 #
 # Seed 001's headline task: *今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？*
@@ -398,7 +430,8 @@ savings_q = "今天是几号？到 2027-01-01 还有多少天？如果这些天�
 savings_tools = ToolRegistry([course.get(n) for n in ("get_today", "days_between", "calculator")])
 
 
-def tiny_loop(question: str, registry: ToolRegistry, max_steps: int = 5) -> str | None:
+def tiny_loop(question: str, registry: ToolRegistry, max_steps: int = 5,
+              log: list | None = None) -> str | None:
     messages = [{"role": "user", "content": question}]
     for step in range(1, max_steps + 1):
         r = conn.client.chat.completions.create(
@@ -411,6 +444,8 @@ def tiny_loop(question: str, registry: ToolRegistry, max_steps: int = 5) -> str 
         messages.append(assistant_message(m))
         for c in m.tool_calls:
             text, _ = registry.run(c.function.name, c.function.arguments)
+            if log is not None:
+                log.append((c.function.name, c.function.arguments))
             print(f"[{step}] {c.function.name}({c.function.arguments}) -> {text[:80]}")
             messages.append({"role": "tool", "tool_call_id": c.id, "content": text})
     print(f"stopped after {max_steps} steps without an answer")
@@ -419,7 +454,8 @@ def tiny_loop(question: str, registry: ToolRegistry, max_steps: int = 5) -> str 
 # %%
 # NBVAL_IGNORE_OUTPUT
 t0 = time.perf_counter()
-tiny_answer = tiny_loop(savings_q, savings_tools)
+tiny_calls = []
+tiny_answer = tiny_loop(savings_q, savings_tools, log=tiny_calls)
 print(f"({time.perf_counter() - t0:.0f} s)")
 
 # %% [markdown]
@@ -441,9 +477,34 @@ def mentions(answer: str | None, number: int) -> bool:
 print("the tiny loop's answer contains", expected, ":", mentions(tiny_answer, expected))
 
 # %% [markdown]
-# Twenty lines work — until the model sends arguments that are not JSON, replies with nothing
-# after a tool result, repeats a call forever, or the provider errors. Each of those needs a
-# rule, and the rules are the subject of notebook 07.
+# The answer is only half the story; the calls say how the model got there. Which dates did it
+# give `days_between`, and where did they come from?
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def decoded(arguments: str) -> dict:
+    try:
+        value = json.loads(arguments or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+dates = [str(v) for name, a in tiny_calls if name == "days_between" for v in decoded(a).values()]
+print("called get_today:", any(name == "get_today" for name, _ in tiny_calls))
+print("dates given to days_between:", dates or "none")
+odd = [d for d in dates if not d.startswith(today[:10]) and d != "2027-01-01"]
+print("dates from neither get_today nor the question:", odd or "none")
+
+# %% [markdown]
+# If the last line lists a date, compare it with the tool list printed in section 1's style
+# (`savings_tools.openai_tools()`): `days_between`'s parameters show example dates, and a small
+# model with no instructions may take an example for a fact instead of calling `get_today`.
+# (For the same reason the calculator's description writes its average as `(a + b + c) / 3`:
+# letters cannot be copied into a call as if they were data.) Twenty lines of loop are enough for the mechanics —
+# and not enough for a model like this one: it also needs a system prompt that says when to
+# call tools, and rules for arguments that are not JSON, empty replies after a tool result,
+# repeated calls, provider errors. The rules are the subject of notebook 07.
 #
 # ### This now lives in the package
 #

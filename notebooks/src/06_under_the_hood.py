@@ -159,6 +159,7 @@ def parse_tags_only(text: str) -> list[dict]:
                                                                         ensure_ascii=False)})
     return calls
 
+
 # %% [markdown]
 # ### Watch it break
 #
@@ -228,8 +229,9 @@ for choice in ("auto", "required"):
         print("   schema:  ", json.dumps(d["json_schema"], ensure_ascii=False)[:200], "…")
 
 # %% [markdown]
-# Under `required` the model had to call *something*, and it did — even though the greeting
-# needs no weather. That is the trade: `required` removes the "forgot to call the tool" and
+# Under `required` the reply is a call by construction — the schema allows nothing else — so
+# the only choice left to the model was *which* call to make for a greeting that needs no
+# weather (see its arguments above). That is the trade: `required` removes the "forgot to call the tool" and
 # "broken JSON" failures, and adds the "called a tool it did not need" one. Use it when you know
 # a call must come next (the first step of a task that always starts with a look-up), or name the
 # function outright. The schema itself is plain JSON Schema, built by
@@ -280,6 +282,7 @@ def parse_failures(run) -> int:
     if run.protocol == "react":
         return sum(s.kind == "parse_error" for s in run.steps)
     return sum(isinstance(c.arguments, str) for s in run.steps for c in s.tool_calls)
+
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -333,6 +336,23 @@ display(Markdown(comparison))
 # - Three tasks, one run each, temperature 0: enough to see the mechanics, far too few to rank
 #   the protocols. That is what the benchmark suite is for.
 #
+# One failure has a name thanks to section 1: an "answer" that is nothing but a tag from the
+# chat template, such as `<tools></tools>`. The model copied a piece of its own prompt instead
+# of writing a call or an answer; the reply held no call, so the loop took it as final. This cell
+# lists the runs where that happened (if any):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def only_tags(text: str | None) -> bool:
+    """True for replies such as "<tools></tools>" (a cut-off "<tool" at the end included)."""
+    rest = re.sub(r"</?(?:tools|tool_call|tool_response)>|<[\w/]*$", "", text or "")
+    return "<tool" in (text or "") and not rest.strip()
+
+
+echoed = [f"{r['task']} / {r['protocol']}" for r in results if only_tags(r["run"].answer)]
+print("answers that are only template tags:", echoed or "none in this run")
+
+# %% [markdown]
 # ## 6. The benchmark report
 #
 # `benchmarks/` runs a larger task suite under many configurations (protocols, guards,
@@ -352,7 +372,9 @@ if report.is_file():
 if section:
     print(f"Quoted from benchmarks/results/{report.name} "
           f"(last modified {time.strftime('%Y-%m-%d %H:%M', time.localtime(report.stat().st_mtime))}):")
-    display(Markdown(section))
+    # the report's images sit next to it: point their links there from this folder
+    display(Markdown(re.sub(r"!\[([^\]]*)\]\((?!https?:)([^)]+)\)",
+                            r"![\1](../benchmarks/results/\2)", section)))
 elif report.is_file():
     print(f"benchmarks/results/{report.name} exists but has no 'Success per configuration' "
           "section; open it directly.")

@@ -12,6 +12,9 @@
 # calls. Both loops meet the same troubles; seed 001 §5 names them. We use the native loop
 # (`run_function_calling`) throughout, and build each guard by hand before importing it from
 # `reactlab.guards`.
+#
+# > 种子文章第 5 章的几个坑：上下文膨胀、死循环、工具异常、模型编造结果。这里每一个都先在真实
+# > 模型上复现（模型怎么做，代码就打印什么），再用 `reactlab.guards` 兜住。
 
 # %% [markdown]
 # ## Setup
@@ -74,7 +77,11 @@ print(short[900:1150])
 #
 # `reactlab.guards.Guards` bundles every limit a run obeys. `Guards.off()` is seed 001's naive
 # loop (only a step budget); `Guards.on()` cuts each observation to 2,000 characters. Two short
-# runs on the same question, two steps at most:
+# runs on the same question with a budget of one step. The first request names the tool
+# (`tool_choice`, enforced by constrained decoding as notebook 06 showed), so the model has to
+# search — left to itself, the 1.5B sometimes just replies "OK, let me search" and stops. Then
+# the budget is spent and a last request (without tools) asks it to answer from what it has: two
+# model calls per run, and the second one reads the search result.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -83,22 +90,33 @@ from reactlab.guards import Guards
 docs_only = ToolRegistry([course.get("search_docs")])
 bloat_q = "在广州喝早茶有什么讲究？请先用 search_docs 查资料再回答。"
 runs = {}
-for label, guards in [("guards off", Guards.off(max_steps=2)), ("guards on", Guards.on(max_steps=2))]:
+for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
     t0 = time.perf_counter()
+    # max_steps given explicitly: the agent's own max_steps argument overrides the guards' value
     runs[label] = run_function_calling(bloat_q, tools=docs_only, conn=conn, guards=guards,
-                                       max_tokens=200)
+                                       max_steps=1, max_tokens=200,
+                                       tool_choice={"type": "function",
+                                                    "function": {"name": "search_docs"}})
     r = runs[label]
-    print(f"== {label}: status={r.status}, {len(r.steps)} steps, "
-          f"{time.perf_counter() - t0:.0f} s, prompt tokens per step "
+    print(f"== {label}: status={r.status}, {len(r.steps)} model calls, "
+          f"{time.perf_counter() - t0:.0f} s, prompt tokens per call "
           f"{[s.prompt_tokens for s in r.steps]}")
+    print("   events:", [e for s in r.steps for e in s.events] or "none")
+    print("   answer:", (r.answer or "")[:150])
     if r.error:
         print("   error:", r.error)
 
 # %% [markdown]
-# Read the numbers above rather than trusting a story: the prompt of the step *after* the search
-# is where the two runs part. Uncut, the whole search result rides along in every later prompt —
-# and if it no longer fits the model's context window, the request fails outright. Cut, the
-# prompt grows by roughly the 2,000 characters we allowed.
+# Read the numbers above rather than trusting a story: the prompt of the call *after* the search
+# is where the two runs part (the `events` line shows whether the guards cut the result; the
+# search itself is in the first call). Uncut, the whole result rides along in that prompt and every later one;
+# the seconds are the bill, since the engine must read every prompt token it has not cached.
+# Were the result larger than the model's context window (8,192 tokens here), the request would
+# fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed.
+#
+# Read the answers too. Compaction fixes the bill and the context window, not the reading: a
+# 1.5B model may fail to use the search result either way (and a cut may remove the very
+# paragraph the question needed — exercise 1 checks that).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -122,7 +140,8 @@ print(compact_observation(observation, 2000) == head_and_tail(observation, 2000)
 # ## 2. Dead loops
 #
 # A tool that never gives a useful answer invites the model to try again, and again. Here is one:
-# a report that is always "still running".
+# a report that is always "still running". The question asks to keep checking until it is done,
+# and — like the bare loop of notebook 05 — there is no system prompt to say when to stop.
 
 # %%
 @tool
@@ -136,7 +155,7 @@ def check_report(job_id: str) -> str:
 
 
 stuck = ToolRegistry([check_report])
-loop_q = "帮我看看报表任务 job-42 好了没有？好了的话把下载链接给我。"
+loop_q = "请查询报表任务 job-42 的状态，一直查到它完成为止，然后把下载链接给我。"
 
 # %% [markdown]
 # ### Watch it break
@@ -145,8 +164,8 @@ loop_q = "帮我看看报表任务 job-42 好了没有？好了的话把下载�
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-naive = run_function_calling(loop_q, tools=stuck, conn=conn, guards=Guards.off(max_steps=4),
-                             max_tokens=150)
+naive = run_function_calling(loop_q, tools=stuck, conn=conn, guards=Guards.off(), max_steps=4,
+                             system_prompt=None, max_tokens=120)
 show(naive)
 
 # %% [markdown]
@@ -186,8 +205,8 @@ print("intervention text:", detector.message)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-guarded = run_function_calling(loop_q, tools=stuck, conn=conn, guards=Guards.on(max_steps=6),
-                               max_tokens=150)
+guarded = run_function_calling(loop_q, tools=stuck, conn=conn, guards=Guards.on(), max_steps=6,
+                               system_prompt=None, max_tokens=120)
 show(guarded)
 events = [e for s in guarded.steps for e in s.events]
 print("\nguard events:", events or "none")
@@ -220,45 +239,30 @@ print(course.run("get_weather", {"location": "北京和广州"}))
 print(course.run("get_weather", {"city": "北京"}))
 
 # %% [markdown]
-# A strict tool gives the model a chance to go wrong on its own. This one accepts only
-# three-letter currency codes, and its description does not say so:
-
-# %%
-@tool
-def convert_to_cny(amount: float, currency: str) -> str:
-    """Convert an amount of foreign money to Chinese yuan (CNY) at a fixed teaching rate.
-
-    Args:
-        amount: how much money, e.g. 100
-        currency: the currency to convert from
-    """
-    rates = {"USD": 7.1, "EUR": 7.7, "JPY": 0.047}  # fixed teaching rates, not market data
-    code = currency.strip().upper()
-    if code not in rates:
-        raise ValueError(f"unknown currency {currency!r}: use a 3-letter code, one of "
-                         f"{', '.join(rates)}.")
-    return f"{amount:g} {code} = {amount * rates[code]:.2f} CNY (fixed teaching rate)"
-
-
-money = ToolRegistry([convert_to_cny])
+# Now on the real model, with the question that invites exactly that mistake. Notebook 05
+# sent "北京和广州今天天气怎么样？" once, with no system prompt, and looked at the first reply; here
+# the same request starts a loop, so we also see what the model does *after* an error comes back
+# (if one does).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-fx = run_function_calling("100 美元能换多少人民币？", tools=money, conn=conn, max_steps=4,
-                          max_tokens=150)
-show(fx)
-errors = [c for s in fx.steps for c in s.tool_calls if c.error]
-print(f"\n{len(errors)} failed call(s); "
-      + ("the model called again after the error." if errors and any(
-          c for s in fx.steps[1:] for c in s.tool_calls if not c.error)
-         else "no self-correction to see in this run." if errors
-         else "the model's first call was already valid."))
+weather_only = ToolRegistry([course.get("get_weather")])
+two = run_function_calling("北京和广州今天天气怎么样？", tools=weather_only, conn=conn,
+                           system_prompt=None, max_steps=4, max_tokens=150)
+show(two)
+calls = [c for s in two.steps for c in s.tool_calls]
+failed = [c for c in calls if c.error]
+after = [c for c in calls[calls.index(failed[0]) + 1:] if not c.error] if failed else []
+print(f"\n{len(calls)} call(s), {len(failed)} failed; "
+      + (f"after the first error the model made {len(after)} successful call(s): "
+         f"{[c.arguments for c in after]}" if failed else "no call failed in this run."))
 
 # %% [markdown]
-# Two outcomes are instructive. If the first call failed (`[tool error]` above), the next step
-# shows whether the model read the error and fixed its argument — self-correction costs one
-# step. If the first call succeeded, the model guessed the code right; the error path is still
-# exercised by the `course.run` lines above, which are what the agent would have sent.
+# Read the record above. A `[tool error]` line is the error text the model was shown; the steps
+# after it show whether it corrected itself — one city per call, as the message said — or
+# repeated the mistake, or gave up and answered. (An `empty` step is the model saying nothing
+# after the tool results; the loop nudges it once with a short user message.) Without the error
+# *as an observation* the only possible outcome would have been a crash.
 #
 # ## 4. Temperature
 #
@@ -267,9 +271,6 @@ print(f"\n{len(errors)} failed call(s); "
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-weather_only = ToolRegistry([course.get("get_weather")])
-
-
 def one_reply(temperature: float) -> str:
     r = conn.client.chat.completions.create(
         model=conn.model, messages=[{"role": "user", "content": "北京和广州今天天气怎么样？"}],
@@ -317,12 +318,16 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
     calls = [f"{c.name}({c.arguments}){' [error]' if c.error else ''}"
              for s in r.steps for c in s.tool_calls]
     print(f"== {label}: status {r.status}; calls: {calls}")
-    print("   answer:", r.answer)
+    answer = r.answer or ""
+    print("   answer:", repr(answer[:200]) + (f" … ({len(answer)} characters)" if len(answer) > 200 else ""))
+    print("   events:", [e for st in r.steps for e in st.events] or "none")
     print("   numbers no tool returned:", invented_numbers(r) or "none")
 
 # %% [markdown]
 # The check is crude (a date or a count in the answer also counts as "a number no tool
-# returned"), so read the answers too. Whatever this run shows, one run per prompt proves
+# returned"), so read the answers too — an answer can also fail without inventing anything:
+# one stock silently left out, or a reply cut off at `max_tokens` (a `truncated` event) because
+# the model started repeating a fragment. Whatever this run shows, one run per prompt proves
 # little: the rule lowers the rate of invented results, it does not make them impossible. The
 # guarantee, if you need one, belongs in code — for example, refuse to display a figure that
 # does not appear in any observation.
@@ -403,13 +408,15 @@ print(json.dumps(acc.message(), ensure_ascii=False, indent=1))
 # ## Exercises
 #
 # 1. **How short is too short?** Re-run section 1's question with
-#    `Guards(max_steps=2, observation_chars=300)`. Does the answer still mention the etiquette
+#    `Guards(observation_chars=300)` and `max_steps=1`. Does the answer still mention the etiquette
 #    (tapping fingers, the tea charge 茶位费, the open teapot lid)? Find those in the full
 #    observation (`ToolCallRecord.full_observation`) and say whether the cut removed them.
 # 2. **Ping-pong.** Write two tools, `ask_sales` and `ask_support`, each answering "please ask
 #    the other team". Run the native agent with `Guards.on()` and report which detector fired.
-# 3. **Errors as data.** Change `convert_to_cny` to *return* `{"error": "…"}` instead of raising.
-#    Compare what the model is shown with `ToolRegistry.run`'s text for the raising version.
+# 3. **Errors as data.** Write a strict `convert_to_cny(amount, currency)` that accepts only
+#    three-letter codes (USD, EUR, JPY) and raises otherwise; then a version that *returns*
+#    `{"error": "…"}` instead. Compare what `ToolRegistry.run` gives back for `currency="美元"`
+#    in each case — for the model, and for the run log.
 # 4. **The cheapest fence.** Write `flag_invented(run)` that returns the answer with every number
 #    not found in an observation wrapped in `[?]`, and try it on section 5's runs.
 #

@@ -113,7 +113,8 @@ show_trace(run)
 # **new prompt tokens** (prompt − cached: what the engine actually had to read this step) and
 # **ms per completion token**. On the local server, `cached_tokens` comes from the engine's
 # prefix cache: an agent re-sends the same growing conversation, so each step only has to read
-# what was appended since the last one.
+# what was appended since the last one. `latency_ms` is wall time as the client saw it: on a
+# shared server it also contains time spent waiting in the queue behind other users' requests.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -214,6 +215,32 @@ for q in ["北京今天天气怎么样？", "那广州呢？", "哪个城市更�
     calls = [f"{c.name}({c.arguments})" for s in r.steps for c in s.tool_calls]
     print(f"Q: {q}  [{r.status}, {time.perf_counter() - t0:.0f} s, calls: {calls or 'none'}]")
     print(f"A: {r.answer}\n")
+
+# %% [markdown]
+# Before trusting those answers, check them the way notebook 07 did: which figures in each answer
+# appear in no tool result of the conversation so far? A turn that made no call can only have
+# taken its figures from the history — or made them up.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import re
+
+seen = ""
+for turn in chat.turns:
+    r = turn.result
+    seen += " ".join(c.observation for s in r.steps for c in s.tool_calls)
+    calls = sum(len(s.tool_calls) for s in r.steps)
+    unbacked = [n for n in re.findall(r"\d+(?:\.\d+)?", r.answer or "")
+                if n not in seen and n not in r.question]
+    print(f"{r.question:<10} calls: {calls}   figures in no tool result: {unbacked or 'none'}")
+
+# %% [markdown]
+# A "那广州呢？" turn with no call and a list of figures is a fabricated observation wearing the
+# shape of turn one's answer: the history showed the model what a weather answer looks like, and
+# it filled the pattern in. A comparison turn that lists a figure may be doing arithmetic on
+# real numbers (check it) or repeating an invented one. Memory is not the cause — the model
+# skipped the tool — but it is what makes the skip easy to miss: with the tool traffic dropped,
+# the history looks equally confident either way. Only the per-turn log tells the two apart.
 
 # %% [markdown]
 # What the next turn would receive, message by message — no `tool` messages, no `tool_calls` —

@@ -171,5 +171,6 @@ print("answer names 贵州茅台 as higher:", says_moutai,
 
 # %% [markdown]
 # One call per step means the model fetched the prices one after the other; two calls in one step
-# mean it used parallel calls. The last cell checks the answer against the tool results, not
-# against the model's wording.
+# mean it used parallel calls; no call at all means the "answer" was not built on any data —
+# whatever it says. The last cell checks the answer against the tool results, not against the
+# model's wording.

@@ -91,7 +91,9 @@ for label, agent in [("react", run_react), ("native", run_function_calling)]:
           f"completion={run.usage.get('completion_tokens')} answer={(run.answer or '')[:60]!r}")
 
 # %% [markdown]
-# Without tool calls both loops need a single model call, so the difference is the prompt: the
-# ReAct system prompt (format rules and examples) against the template's tool block plus the
-# agent's short system prompt. The completion differs too: ReAct must write `Thought:` and
-# `Final Answer:` around the answer.
+# A question that needs no tool costs one model call in the best case, and then the difference
+# is the prompt: the ReAct system prompt (format rules and examples) against the template's tool
+# block plus the agent's short system prompt; ReAct's reply is also longer (`Thought:` and
+# `Final Answer:` around the answer). Check the `steps` column before comparing tokens: a ReAct
+# run that never wrote a `Final Answer:` line the parser accepts keeps going until its budget
+# runs out, and then every extra step re-sends the whole prompt.

@@ -21,9 +21,9 @@ course = default_registry()
 # %%
 # NBVAL_IGNORE_OUTPUT
 docs_only = ToolRegistry([course.get("search_docs")])
-tight = Guards(max_steps=2, observation_chars=300)
+tight = Guards(observation_chars=300)
 run = run_function_calling("在广州喝早茶有什么讲究？请先用 search_docs 查资料再回答。", tools=docs_only,
-                           conn=conn, guards=tight, max_tokens=200)
+                           conn=conn, guards=tight, max_steps=1, max_tokens=200)
 for step in run.steps:
     print(format_step(step))
 print("\nanswer:", run.answer)
@@ -67,11 +67,12 @@ def ask_support(question: str) -> str:
     """
     return "Support: this is a sales question, please ask the sales team."
 
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 teams = ToolRegistry([ask_sales, ask_support])
 pp = run_function_calling("我的订单 A-1001 能退款吗？", tools=teams, conn=conn,
-                          guards=Guards.on(max_steps=6), max_tokens=150)
+                          guards=Guards.on(), max_steps=6, max_tokens=150)
 for step in pp.steps:
     print(format_step(step))
 print("\nstatus:", pp.status)
@@ -140,6 +141,7 @@ def flag_invented(run) -> str:
         return m.group(0) if m.group(0).replace(",", "") in seen else f"[?]{m.group(0)}"
 
     return re.sub(r"\d[\d,]*(?:\.\d+)?", mark, run.answer or "")
+
 
 # %%
 # NBVAL_IGNORE_OUTPUT
