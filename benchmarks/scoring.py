@@ -73,6 +73,7 @@ def wrote_own_observation(steps: list) -> bool:
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?\d+\.(?:\*\*)?[ \t]")
 
 
 def unsupported_figures(answer: str | None, sources: list[str]) -> list[str]:
@@ -81,7 +82,9 @@ def unsupported_figures(answer: str | None, sources: list[str]) -> list[str]:
     Example: unsupported_figures("北京 23.4°C，广州 25°C", ["北京: 23.4°C"]) -> ["25"]
     """
     text = "\n".join(s for s in sources if s)
-    return [n for n in _NUMBER.findall(answer or "") if n not in text]
+    # "1." "2." opening the lines of a numbered plan are not figures
+    body = _LIST_MARKER.sub("", answer or "")
+    return [n for n in _NUMBER.findall(body) if n not in text]
 
 
 def observations(steps: list) -> list[str]:

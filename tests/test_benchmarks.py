@@ -368,6 +368,8 @@ def test_unsupported_figures():
     assert scoring.unsupported_figures("北京 23.4°C，广州 25°C", ["北京: 23.4°C"]) == ["25"]
     assert scoring.unsupported_figures("no figures", []) == []
     assert scoring.unsupported_figures("306 天", ["", "到 2027-01-01 还有 306 天"]) == []
+    plan = "I'll do this:\n1. **get_weather**\n  2. compare\n**3.** answer 19°C"
+    assert scoring.unsupported_figures(plan, []) == ["19"]
 
 
 def test_reclassify_reads_observations_from_the_trace():
