@@ -6,7 +6,7 @@ Failure modes (exactly one per failed run, decided in this order from the RunRes
 |---|---|
 | `provider_error` | `status == "error"`: the request failed (network, HTTP, server) |
 | `loop` | `status == "loop"`: the loop detector fired twice |
-| `format_error` | `status == "parse_errors"`; or a step/token budget ran out while at least half of the model's steps (the closing final request excluded) were unparsable or empty replies |
+| `format_error` | the "answer" is a tool call written out as a JSON blob (`{"action": "get_…", "action_input": …}`), whatever the checker says; or `status == "parse_errors"`; or a step/token budget ran out while at least half of the model's steps (the closing final request excluded) were unparsable or empty replies |
 | `step_limit` | `status` is `"max_steps"` or `"max_tokens"` (the other budget ends) |
 | `invented_data` | the model ended with an answer that states a number no tool result and no question contains, although a fact the task needs never came back from a successful tool call (`Task.needs`); or a reply carried an `Observation:` line the model wrote itself |
 | `incomplete` | a needed fact never came back, but every number the answer states did come from a tool result (or the question): the model answered part of the question and stopped — nothing invented |
@@ -73,6 +73,7 @@ def wrote_own_observation(steps: list) -> bool:
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CALL_AS_ANSWER = re.compile(r'"action"\s*:\s*"(?!Final Answer")[^"]+"\s*,\s*"action_input"')
 _LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?\d+\.(?:\*\*)?[ \t]")
 
 
@@ -115,6 +116,10 @@ def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, s
     ok, missing = check(task, answer)
     if status == "error":
         return False, "provider_error", missing
+    if ok and _CALL_AS_ANSWER.search(answer or ""):
+        # a tool call written out as the "answer" (seen under constrained decoding, where the
+        # closing request still got a blob): the checker's names may sit in its arguments
+        return False, "format_error", missing
     if ok:
         return True, "solved", []
     if status == "loop":
