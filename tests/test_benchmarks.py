@@ -364,6 +364,16 @@ def test_report_on_fake_records(tmp_path):
     assert (tmp_path / "agents_success.png").stat().st_size > 1000
 
 
+def test_a_call_written_out_as_the_answer_is_not_solved():
+    t01 = TASKS_BY_ID["t01_capital_zh"]
+    blob = '{ "action": "get_closing_price", "action_input": {"name": "北京"} }'
+    run = RunResult(question=t01.question, answer=blob, status="max_steps", steps=[], usage={})
+    assert scoring.classify(t01, run)[:2] == (False, "format_error")
+    done = '{"action": "Final Answer", "action_input": "北京"}'
+    run = RunResult(question=t01.question, answer=done, status="final", steps=[], usage={})
+    assert scoring.classify(t01, run)[:2] == (True, "solved")
+
+
 def test_unsupported_figures():
     assert scoring.unsupported_figures("北京 23.4°C，广州 25°C", ["北京: 23.4°C"]) == ["25"]
     assert scoring.unsupported_figures("no figures", []) == []
