@@ -7,7 +7,9 @@ Seed 001's loop, done right for every provider's habits:
    calls (`reactlab.parallel`: concurrently when independent, results in call order) and answer
    every call id with exactly one `role: "tool"` message before the next request;
 3. a reply without tool calls is the answer — unless it is empty, then re-ask with a nudge
-   (a second empty reply in a row counts toward the parse-error budget).
+   (a second empty reply in a row counts toward the parse-error budget), or it is a plan that
+   names one of the tools ("I'll call get_today first…"): that is sent back once as a parse
+   error (`Guards.narrated_calls`), since nothing ran.
 
 Arguments that are not JSON, unknown tools and tools that raise become tool messages that say
 what went wrong. The limits of `reactlab.guards` apply as in the ReAct agent: a budget end
@@ -28,7 +30,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from reactlab.guards import EMPTY_REPLY_NUDGE, Guards, budget_status
+from reactlab.guards import EMPTY_REPLY_NUDGE, NARRATED_CALL_NUDGE, Guards, budget_status
 from reactlab.parallel import execute_calls
 from reactlab.runlog import RunResult, Step, ToolCallRecord, add_usage, format_step
 from reactlab.streaming import ToolCallAccumulator
@@ -41,7 +43,8 @@ or exact arithmetic, call a tool instead of answering from memory.
 from the user.
 - If a call needs another call's result (a date from get_today, a number to compute with), \
 wait for that result and make the call in your next reply; never guess its arguments.
-- If a tool returns an error, read it and fix your call, or tell the user what went wrong.
+- If a tool returns an error, read it and fix your call, or tell the user what went wrong; \
+after a temporary failure (a timeout), make the same call once more.
 - When the tool results are enough, answer every part of the question in plain words, with \
 the figures from the tool results, in the same language as the user's question."""
 
@@ -197,6 +200,8 @@ def run_function_calling(question: str, tools: Any = None, conn: Any = None, max
         return reply, step
 
     tool_list = registry.openai_tools() or None
+    tool_names = registry.names()
+    narration_sent = False
     while True:
         status = budget_status(guards, len(steps), parse_errors, usage.get("total_tokens", 0))
         if status:
@@ -212,6 +217,17 @@ def run_function_calling(question: str, tools: Any = None, conn: Any = None, max
         step.thought = reply.reasoning or thinking or None
 
         if not reply.tool_calls:
+            named = guards.narrated(answer, tool_names) if not narration_sent else []
+            if named:
+                # A plan that names a tool is not an answer: nothing ran. Send it back once
+                # (a second one is taken as the answer: the bound is one extra step per run).
+                step.kind, narration_sent = "parse_error", True
+                step.error = f"the reply names {', '.join(named)} but makes no tool call"
+                parse_errors += 1
+                messages.append({"role": "assistant", "content": answer})
+                messages.append({"role": "user", "content": NARRATED_CALL_NUDGE})
+                record(step)
+                continue
             if answer:
                 step.kind = "final"
                 messages.append({"role": "assistant", "content": answer})

@@ -311,6 +311,10 @@ def _decode(text: str) -> Any:
             return text
 
 
+# "get_today()" or "get_today({})": a value written as a call of a tool, see ToolRegistry.run
+_CALL_SUFFIX = re.compile(r"\(\s*(?:\{\s*\})?\s*\)$")
+
+
 class ToolRegistry:
     """The tools one agent may call, by name.
 
@@ -367,16 +371,12 @@ class ToolRegistry:
         """Tool list for a ReAct prompt, one tool per entry (see Tool.describe for the styles)."""
         return "\n".join(t.describe(style) for t in self._tools.values())
 
-    def validate(self, name: str, args: Any) -> dict:
-        """Check (and lightly coerce) `args` for tool `name`; return the keyword arguments.
-
-        Accepted: a dict; None/"" for no arguments; a JSON or Python-literal string (decoded
-        first); a bare value for a one-parameter tool; a list taken as positional arguments.
-        Example: validate("get_weather", "北京") -> {"location": "北京"}
+    @staticmethod
+    def _as_kwargs(t: Tool, args: Any) -> dict:
+        """The model's arguments as a dict keyed by parameter name, not yet checked against the
+        schema (the first half of `validate`). Example: (get_weather, "北京") -> {"location": "北京"}
         """
-        t = self.get(name)
         props = t.parameters.get("properties", {})
-        required = t.parameters.get("required", [])
         usage = t.usage()
         if isinstance(args, str):
             try:
@@ -396,6 +396,40 @@ class ToolRegistry:
                 raise ToolError(f"{t.name} has {what}, so the single value {args!r:.80} cannot "
                                 f"be used. {usage}")
             args = {next(iter(props)): args}
+        return args
+
+    def _tool_name_as_value(self, name: str, args: Any) -> str | None:
+        """A hint when an argument value is the name of another tool in this registry, else None.
+
+        Small models sometimes pass the tool they should have called first *as a value*:
+        days_between({"date1": "2026-12-31", "date2": "get_today"}). The tool would only say
+        "'get_today' is not a date"; naming the tool to call first gets the model unstuck.
+        Only whole values count ("get_today", "get_today()", "get_today({})", case-sensitive):
+        "get_today is a tool" is an ordinary value. The tool's own name does not count ("call
+        days_between first, then days_between" helps no one).
+        """
+        t = self.get(name)
+        for key, value in self._as_kwargs(t, args).items():
+            if not isinstance(value, str):
+                continue
+            called = _CALL_SUFFIX.sub("", value.strip()).rstrip()
+            if called != t.name and called in self._tools:
+                return (f"{t.name} got {key}={value!r}, which is the name of a tool, not a value. "
+                        f"Call {called} first, then call {t.name} again with its result.")
+        return None
+
+    def validate(self, name: str, args: Any) -> dict:
+        """Check (and lightly coerce) `args` for tool `name`; return the keyword arguments.
+
+        Accepted: a dict; None/"" for no arguments; a JSON or Python-literal string (decoded
+        first); a bare value for a one-parameter tool; a list taken as positional arguments.
+        Example: validate("get_weather", "北京") -> {"location": "北京"}
+        """
+        t = self.get(name)
+        props = t.parameters.get("properties", {})
+        required = t.parameters.get("required", [])
+        usage = t.usage()
+        args = self._as_kwargs(t, args)
         unexpected = [k for k in args if k not in props]
         missing = [k for k in required if k not in args]
         if unexpected:
@@ -424,10 +458,18 @@ class ToolRegistry:
         """(observation, is_error). Never raises for anything a tool or a model can do:
         errors come back as text the model can act on. (KeyboardInterrupt still stops.)
 
+        Before the tool runs, an argument value that is the name of another tool in this
+        registry ("get_today", "get_today()") is refused with a hint to call that tool first;
+        the tool itself is not run (see `_tool_name_as_value`). `validate` and `call` do not
+        make this check: they answer "do these arguments fit?", not "is this a sensible call?".
+
         Example: run("calculator", {"expression": "1/0"})
                  -> ("Error: calculator failed: ValueError: division by zero", True)
         """
         try:
+            hint = self._tool_name_as_value(name, args)
+            if hint:
+                return f"Error: {hint}", True
             return self.call(name, args), False
         except ToolError as exc:
             return f"Error: {_safe_str(exc)}", True

@@ -19,7 +19,13 @@ from fakes import USAGE, Reply, tool_call
 from fakes import ScriptedConn as FakeConn
 
 from reactlab.fc_agent import DEFAULT_SYSTEM_PROMPT, run_function_calling, split_think
-from reactlab.guards import EMPTY_REPLY_NUDGE, Guards, LoopDetector, message_problems
+from reactlab.guards import (
+    EMPTY_REPLY_NUDGE,
+    NARRATED_CALL_NUDGE,
+    Guards,
+    LoopDetector,
+    message_problems,
+)
 from reactlab.tools import ToolRegistry, tool
 
 SAVINGS_QUESTION = "今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？"
@@ -236,6 +242,39 @@ def test_empty_replies_in_a_row_count_as_parse_errors():
     r = run(conn, guards=Guards(max_parse_errors=1))
     assert [s.kind for s in r.steps] == ["empty", "empty", "empty", "final_request"]
     assert r.status == "parse_errors" and r.answer == "北京晴。"
+
+
+def test_a_plan_that_names_a_tool_is_sent_back_once():
+    plan = "I'll call `get_weather` for 北京 first, then answer."
+    conn = FakeConn(reply(plan), reply(None, [("get_weather", '{"location": "北京"}')]),
+                    reply("北京今天晴。"))
+    r = run(conn)
+    assert [s.kind for s in r.steps] == ["parse_error", "action", "final"]
+    assert r.steps[0].error == "the reply names get_weather but makes no tool call"
+    sent = conn.requests[1]["messages"]
+    assert sent[-2:] == [{"role": "assistant", "content": plan},
+                         {"role": "user", "content": NARRATED_CALL_NUDGE}]
+    assert "tools" in conn.requests[1] and r.answer == "北京今天晴。"
+    assert_tool_messages_answer_their_calls(conn)
+
+
+def test_a_second_plan_is_taken_as_the_answer():
+    conn = FakeConn(reply("I will use get_weather."), reply("get_weather says nothing yet."))
+    r = run(conn)
+    assert [s.kind for s in r.steps] == ["parse_error", "final"]
+    assert r.status == "final" and r.answer == "get_weather says nothing yet."
+
+
+@pytest.mark.parametrize("answer", ["北京今天晴，23°C。", "Use the weather app.",
+                                    "my_get_weather_helper is not a tool"])
+def test_answers_that_name_no_tool_are_final(answer):
+    r = run(FakeConn(reply(answer)))
+    assert [s.kind for s in r.steps] == ["final"] and r.answer == answer
+
+
+def test_guards_off_take_the_plan_as_the_answer():
+    r = run(FakeConn(reply("I'll call get_weather.")), guards=Guards.off())
+    assert [s.kind for s in r.steps] == ["final"]
 
 
 def test_think_only_reply_is_empty_not_an_answer():

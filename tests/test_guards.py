@@ -381,3 +381,12 @@ def test_loop_detector_sees_a_chain_replayed_in_one_reply():
 def test_three_different_calls_are_not_a_loop():
     d = LoopDetector()
     assert [d.check(c, {}) for c in ("a", "b", "c", "a", "c", "b")] == [None] * 6
+
+
+def test_narrated_names_whole_tool_names_only():
+    names = ["get_today", "days_between"]
+    assert Guards().narrated("I'll call `get_today` first.", names) == ["get_today"]
+    assert Guards().narrated("days_between(…) then get_today", names) == names
+    assert Guards().narrated("my_get_today_helper", names) == []
+    assert Guards().narrated("", names) == []
+    assert Guards.off().narrated("I'll call get_today.", names) == []

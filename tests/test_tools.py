@@ -738,3 +738,68 @@ def test_unknown_module_attribute():
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         reactlab.tools.nope  # noqa: B018
+
+
+# --- a tool's name passed as a value --------------------------------------------------------
+
+def test_tool_name_as_a_value_says_call_that_tool_first():
+    """Seen on the 1.5B model: it passed get_today's name instead of calling it first."""
+    text, is_error = default_registry().run(
+        "days_between", {"date1": "2026-12-31", "date2": "get_today"})
+    assert is_error
+    assert text == ("Error: days_between got date2='get_today', which is the name of a tool, "
+                    "not a value. Call get_today first, then call days_between again with its "
+                    "result.")
+
+
+@pytest.mark.parametrize("args, shown", [
+    ({"date1": "2026-12-31", "date2": "get_today()"}, "date2='get_today()'"),
+    ({"date1": "get_today({})", "date2": "2026-12-31"}, "date1='get_today({})'"),
+    ({"date1": "2026-12-31", "date2": " get_today "}, "date2=' get_today '"),
+    ('{"date1": "2026-12-31", "date2": "get_today()"}', "date2='get_today()'"),  # JSON text
+    (["2026-12-31", "get_today"], "date2='get_today'"),  # positional values
+])
+def test_tool_name_as_a_value_variants(args, shown):
+    text, is_error = default_registry().run("days_between", args)
+    assert is_error
+    assert text.startswith(f"Error: days_between got {shown}, which is the name of a tool")
+    assert text.endswith("Call get_today first, then call days_between again with its result.")
+
+
+@pytest.mark.parametrize("value", ["get_today is a tool", "Get_Today", "get_today(2026)"])
+def test_a_value_that_only_mentions_a_tool_runs_as_usual(value):
+    text, is_error = default_registry().run("days_between", {"date1": "2026-12-31",
+                                                             "date2": value})
+    assert is_error and text.startswith("Error: days_between failed: ValueError: ")
+    assert "name of a tool" not in text
+
+
+def test_tool_name_of_an_unregistered_tool_runs_as_usual():
+    text, is_error = ToolRegistry([days_between]).run(
+        "days_between", {"date1": "2026-12-31", "date2": "get_today"})
+    assert is_error and text.startswith("Error: days_between failed: ValueError: date2=")
+    assert "name of a tool" not in text
+
+
+def test_tool_name_hint_does_not_run_the_tool():
+    calls = []
+
+    @tool
+    def echo(text: str) -> str:
+        """Repeat the text.
+
+        Args:
+            text: anything
+        """
+        calls.append(text)
+        return text
+
+    reg = ToolRegistry([echo, get_today])
+    text, is_error = reg.run("echo", {"text": "get_today()"})
+    assert is_error and "Call get_today first, then call echo again" in text
+    assert calls == []
+    # Its own name is not "another tool"; validate() and call() do not make the check.
+    assert reg.run("echo", {"text": "echo"}) == ("echo", False)
+    assert reg.validate("echo", {"text": "get_today"}) == {"text": "get_today"}
+    assert reg.call("echo", "get_today") == "get_today"
+    assert calls == ["echo", "get_today"]
