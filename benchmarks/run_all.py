@@ -7,6 +7,7 @@
 3. benchmarks/report.py -> results/agents.md + agents_*.png
 4. benchmarks/parsers_compare.py (creates benchmarks/.venv-parsers on first use)
    -> results/parsers.md
+5. benchmarks/bench_calculator.py: the calculator's 0.5 s contract -> results/calculator.md
 
 Usage: .venv/bin/python benchmarks/run_all.py [--quick] [--configs …] [--tasks …]
        [--skip-server] [--skip-agents] [--skip-parsers]
@@ -58,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         failed.append("report")
     if not args.skip_parsers and step("parsers", [py, str(HERE / "parsers_compare.py")]):
         failed.append("parsers")
+    if step("calculator", [py, str(HERE / "bench_calculator.py")]):
+        failed.append("calculator")
     print(f"\nresults in {HERE / 'results'}" + (f"; FAILED: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 

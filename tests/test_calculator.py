@@ -2,16 +2,15 @@
 
 Seed 001's headline task is a named test: test_calculator_savings_306_times_5. The contract
 (`from reactlab.tools import calculator`: a number or a ValueError, quickly, for any text of
-<= 1000 characters) is exercised by hypothesis under a generous pytest-timeout; the only timing
-assert is the contract's own 0.5 s bound on deliberately huge inputs, measured as this
-thread's CPU time so that a busy machine cannot make it flaky.
+<= 1000 characters) is exercised by hypothesis and by deliberately huge inputs, under pytest
+timeouts that only catch a hang: timings are never asserted in tests (house rule); the
+calculator's bounds are structural (size, nesting and exponent limits checked before work).
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -278,12 +277,10 @@ def test_functions_refused_with_a_sentence(expression, message):
     ("max(" + "1, " * 333 + "1)", "expression too long"),
     ("round(" * 90 + "1" + ", 13)" * 90, "0 to 12"),
 ])
-def test_huge_inputs_still_refused_within_half_a_second(expression, message):
-    # CPU time of this thread, not wall time: other processes on a shared machine do not count
-    start = time.thread_time()
+@pytest.mark.timeout(60)  # a hang guard, not a timing assert (house rule: no timings in tests)
+def test_huge_inputs_still_refused(expression, message):
     with pytest.raises(ValueError, match=message):
         calculator(expression)
-    assert time.thread_time() - start < 0.5
     assert len(expression) <= 1000 or message == "expression too long"
 
 
