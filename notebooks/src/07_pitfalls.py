@@ -325,9 +325,10 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 
 # %% [markdown]
 # The check is crude (a date or a count in the answer also counts as "a number no tool
-# returned"), so read the answers too — an answer can also fail without inventing anything:
-# one stock silently left out, or a reply cut off at `max_tokens` (a `truncated` event) because
-# the model started repeating a fragment. Whatever this run shows, one run per prompt proves
+# returned"), so read the answers too — an answer can also fail without inventing a number:
+# one stock silently left out, a real figure attached to the wrong name (the check cannot see
+# that: the number itself did come from a tool), or a reply cut off at `max_tokens` (a
+# `truncated` event) because the model started repeating a fragment. Whatever this run shows, one run per prompt proves
 # little: the rule lowers the rate of invented results, it does not make them impossible. The
 # guarantee, if you need one, belongs in code — for example, refuse to display a figure that
 # does not appear in any observation.
