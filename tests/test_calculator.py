@@ -116,13 +116,6 @@ _expressions = st.recursive(
 )
 
 
-@pytest.mark.timeout(600)
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_expressions.filter(lambda e: len(e) <= 1000))
-def test_calculator_structured_expressions(expression):
-    _assert_number_or_value_error(expression)
-
-
 @pytest.mark.parametrize("expression", [
     "9**9**9**9", "9**" * 300 + "9", "(10**300)*" * 80 + "1", "10**999*" * 90 + "1",
     "-(" * 100 + "2**3321" + ")" * 100, "9" * 1000, "2**3321//3**2000*" * 30 + "1",
@@ -297,8 +290,11 @@ _function_expressions = st.recursive(
 
 @pytest.mark.timeout(600)
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_function_expressions.filter(lambda e: len(e) <= 1000))
-def test_calculator_expressions_with_functions(expression):
+@pytest.mark.parametrize("strategy", [_expressions, _function_expressions],
+                         ids=["operators", "with-functions"])
+@given(data=st.data())
+def test_calculator_structured_expressions(strategy, data):
+    expression = data.draw(strategy.filter(lambda e: len(e) <= 1000))
     _assert_number_or_value_error(expression)
 
 
