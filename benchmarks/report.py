@@ -341,9 +341,8 @@ def build(records: list[dict], out: Path) -> str:
     if notes.exists():  # hand-written notes on how this run went (load, re-plans)
         L += [notes.read_text(encoding="utf-8").strip(), ""]
     L += ["## Machine and versions", ""] + machine() + [
-        "", ("Wall times are measured on a machine shared with other work (other engineers' "
-        "tests and notebooks used the same 2 cores during the run), so they are upper bounds; "
-        "token counts and success rates do not depend on load."), ""]
+        "", ("Wall times depend on what else used the 2 cores during the run (the notes above "
+        "say); token counts and success rates do not depend on load."), ""]
     return "\n".join(L)
 
 

@@ -82,8 +82,8 @@ PROTOCOLS = ("react-json", "react-action_input", "native")
 ALL = [Config(p, g, c, m) for m in ("1.5b", "0.5b") for p in PROTOCOLS for g in ("off", "on")
        for c in (False, True) if Config(p, g, c, m).applicable]
 # The default set: text ReAct (JSON-blob style) vs native calls, guards on, the offline 1.5B,
-# all 30 tasks: the comparison a teacher needs first. 60 runs; measured ~25-45 s per run on 2
-# cores with one engine, so ~30-40 minutes.
+# all 30 tasks: the comparison a teacher needs first. 60 runs; measured ~11 s per run on an
+# otherwise idle 2-core machine with one engine, so ~11 minutes (several times that under load).
 DEFAULT = [
     Config("react-json", "on", False, "1.5b"),
     Config("native", "on", False, "1.5b"),
