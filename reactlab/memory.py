@@ -29,9 +29,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reactlab.runlog import RunResult, markdown_table
+from reactlab.compaction import shorten
+from reactlab.connection import connect
+from reactlab.folding import turns_summary
+from reactlab.prompts import load_template
+from reactlab.report import markdown_table
+from reactlab.runlog import RunResult, as_dict
 
-SUMMARY_PREFIX = "Summary of our earlier conversation (older turns, shortened):"
+# The header line of every turns summary (the turns_summary template's first line).
+SUMMARY_PREFIX = load_template("turns_summary").splitlines()[0]
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 # A summary function gets the folded turns as (question, answer) pairs and returns text.
@@ -49,6 +55,7 @@ def estimate_tokens(text: str) -> int:
 
 
 def _get(m: Any, key: str) -> Any:
+    m = as_dict(m)
     return m.get(key) if isinstance(m, dict) else getattr(m, key, None)
 
 
@@ -66,17 +73,8 @@ def history_tokens(messages: list) -> int:
     return total
 
 
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def truncation_summary(turns: list[tuple[str, str]], chars: int = 80) -> str:
-    """Fold turns into one line each, no model call. Example:
-    truncation_summary([("北京天气？", "北京晴，3°C。")]) -> "…\\n- Q: 北京天气？ → A: 北京晴，3°C。"
-    """
-    lines = [f"- Q: {_short(q, chars)} → A: {_short(a, chars)}" for q, a in turns]
-    return SUMMARY_PREFIX + "\n" + "\n".join(lines)
+# The default way to fold old turns: one shortened line per question and answer, no model call.
+truncation_summary = turns_summary
 
 
 def model_summarizer(conn: Any = None, max_tokens: int = 150) -> Summarizer:
@@ -92,9 +90,7 @@ def model_summarizer(conn: Any = None, max_tokens: int = 150) -> Summarizer:
         text = "\n".join(f"Q: {q}\nA: {a}" for q, a in turns)
         try:
             if conn is None:
-                import reactlab
-
-                conn = reactlab.connect()
+                conn = connect()
             reply = conn.client.chat.completions.create(
                 model=conn.model, temperature=0, max_tokens=max_tokens,
                 messages=[{"role": "system", "content": instruction},
@@ -203,9 +199,9 @@ class Conversation:
         for i, t in enumerate(self.turns):
             naive = [m for u in self.turns[:i] for m in _traffic(u)]
             first = t.result.steps[0].prompt_tokens if t.result.steps else 0
-            rows.append([i + 1, _short(t.question, 40), t.result.status, len(t.result.steps),
+            rows.append([i + 1, shorten(t.question, 40), t.result.status, len(t.result.steps),
                          len(t.history_sent), history_tokens(t.history_sent),
-                         history_tokens(naive), first, _short(t.answer, 50)])
+                         history_tokens(naive), first, shorten(t.answer, 50)])
         return markdown_table(["turn", "question", "status", "steps", "history msgs",
                                "history tok", "naive tok", "prompt tok (1st call)", "answer"],
                               rows)
@@ -217,16 +213,14 @@ class Conversation:
 
 
 def _traffic(turn: Turn) -> list:
-    """One turn's own messages: from its question on, without system prompt or history."""
-    msgs = [m for m in turn.result.messages if _get(m, "role") != "system"]
-    offset = min(len(turn.history_sent), len(msgs))
-    start = offset
-    for i in range(offset, len(msgs)):  # the question, where the agent put it
-        if _get(msgs[i], "role") == "user" and turn.question in str(_get(msgs[i], "content")):
-            start = i
-            break
-    out = list(msgs[start:])
+    """One turn's own messages: from its question on, without system prompt or history.
+
+    The agents record where they put the question (`meta["question_at"]`); nothing is searched.
+    """
+    msgs = list(turn.result.messages)
+    start = turn.result.meta.get("question_at", 0)
+    out = [m for m in msgs[start:] if _get(m, "role") != "system"]
     if not out or _get(out[-1], "role") != "assistant":
-        # RunResult.messages is the list *sent*; the last reply is not in it.
+        # The run ended without a reply in its messages (a failed run): remember the note.
         out.append({"role": "assistant", "content": turn.answer})
     return out

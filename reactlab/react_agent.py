@@ -1,31 +1,33 @@
-"""The text ReAct loop: ask the model, parse its reply, run the tool, show it the Observation.
+"""Text ReAct: the model writes Thought / Action / Observation, we parse it and run the tool.
 
-Two ways to lay out the conversation, both from the seeds:
-- "scratchpad" (seed 000): a system prompt and ONE user message holding the question and the
-  growing Thought/Action/Observation text, rebuilt for every request.
-- "chat" (seed 002): the model's replies become assistant messages, and each result comes back
-  as a user message "Observation: …".
+Like the native step in `fc_agent`, this is one protocol step on top of the loop in
+`reactlab.loop`, except that the tool call arrives as *text*: `parse_react` reads it, and the
+tool's result goes back as an `Observation:` line. Two ways to lay out the conversation:
+- "scratchpad": a system prompt and ONE user message holding the question and the growing
+  Thought/Action/Observation text, rebuilt for every request (the JSON-blob agent's layout);
+- "chat": the model's replies become assistant messages, and each result comes back as a user
+  message "Observation: …" (the Action / Action Input agent's layout).
+Both are rendered from the run's steps, so folding old steps works the same in either.
 
 `stop=("Observation:",)` keeps the model from inventing tool results; `client_stop=True` cuts
-the reply ourselves for providers that refuse `stop`. Whatever the model does, `run_react`
-returns a `RunResult`: parse errors and tool errors go back to the model as observations, the
-budgets in `reactlab.guards` end runaway loops (with one last "answer now" request), and
-provider failures end the run with status "error".
-
-It does not stream, and it runs exactly one tool per step (ReAct has no parallel calls; the
-native loop in `fc_agent` does). Introduced in notebook 04; the guards in notebook 07.
+the reply ourselves for providers that refuse `stop`. It does not stream, and it runs exactly
+one tool per step (ReAct has no parallel calls; the native step does). Introduced in
+notebook 04; the guards in notebook 07.
 """
 
 from __future__ import annotations
 
-import time
+import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from reactlab.guards import EMPTY_REPLY_NUDGE, Guards, budget_status, format_call
+from reactlab.completion import Reply
+from reactlab.folding import steps_summary
+from reactlab.guards import Guards
+from reactlab.loop import EmptyReply, FormatError, as_registry, run_loop, run_tools
 from reactlab.parsing import (
     FINAL,
-    Action,
     FinalAnswer,
     ReActParseError,
     cut_at_stop,
@@ -34,17 +36,139 @@ from reactlab.parsing import (
 )
 from reactlab.prompts import (
     format_chat_history,
+    load_template,
     react_system_prompt,
     react_user_message,
 )
-from reactlab.runlog import RunResult, Step, ToolCallRecord, add_usage, format_step
+from reactlab.runlog import RunResult, Step
+from reactlab.tools import ToolRegistry
 
 MESSAGES_STYLES = ("scratchpad", "chat")
-SUMMARY_HEADER = "Summary of earlier steps (folded to save context):"
 
 
-class ProviderFailure(Exception):
-    """The request itself failed (network, HTTP status, malformed response)."""
+@dataclass
+class ReActStep:
+    """The text protocol: render the prompt from the steps, parse each reply, run its Action."""
+
+    registry: ToolRegistry
+    guards: Guards
+    question: str
+    style: str = "json"
+    layout: str = "scratchpad"
+    stops: tuple[str, ...] = ("Observation:",)
+    client_stop: bool = False
+    temperature: float = 0.0
+    max_tokens: int = 512
+    instructions: str | None = None
+    history: tuple[dict, ...] = ()
+    name: str = "react"
+    stream: bool = False
+
+    def __post_init__(self) -> None:
+        self.system = react_system_prompt(self.registry, style=self.style,
+                                          instructions=self.instructions)
+
+    # --- what goes out -------------------------------------------------------------------
+
+    def request(self, messages: list[dict], closing: bool) -> dict:
+        kw: dict[str, Any] = {"messages": messages, "temperature": self.temperature,
+                              "max_tokens": self.max_tokens}
+        if self.stops and not self.client_stop:
+            kw["stop"] = list(self.stops)
+        return kw
+
+    def render(self, steps: list[Step], folded: int, closing: str | None) -> list[dict]:
+        """Scratchpad: [system, user(question + pad)]; chat: one message per turn."""
+        summary = steps_summary(steps[:folded]) if folded else None
+        if self.layout == "chat":
+            first = react_user_message(self.question, style=self.style,
+                                       chat_history="(the messages above)" if self.history else "")
+            messages = [{"role": "system", "content": self.system}, *map(dict, self.history),
+                        {"role": "user", "content": first}]
+            if summary:
+                messages.append({"role": "user", "content": summary})
+            for step in steps[folded:]:
+                messages += self._chat_turn(step)
+            if closing:
+                messages.append({"role": "user", "content": closing})
+            return messages
+        pad = f"{summary}\n\n" if summary else ""
+        pad += "".join(self._pad_entry(step) for step in steps[folded:])
+        user = react_user_message(self.question, pad, style=self.style,
+                                  chat_history=format_chat_history(list(self.history)))
+        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+        if closing:  # the closing request: our note after the pad, as one more message
+            messages.append({"role": "user", "content": closing})
+        return messages
+
+    def _reply_text(self, step: Step) -> str:
+        """What the model said, as it goes back: cut at the stops, no invented Observation,
+        and after an Action no invented Final Answer either."""
+        text = cut_at_stop(step.text, list(self.stops)) if self.client_stop else step.text
+        clean = strip_invented_observation(text)
+        if step.kind == "action":
+            after = FINAL.search(clean)  # the action won; drop an invented answer after it
+            clean = clean[: after.start()].rstrip() if after else clean
+        return clean
+
+    def _observation(self, step: Step) -> str | None:
+        if step.kind == "action":
+            return step.tool_calls[0].observation
+        return step.error if step.kind == "parse_error" else None
+
+    def _pad_entry(self, step: Step) -> str:
+        entry = ""
+        observation = self._observation(step)
+        if observation is not None:
+            entry = f"{self._reply_text(step).rstrip()}\nObservation: {observation}\n"
+        if step.feedback:  # kept inside the scratchpad, so it stays in order with the steps
+            entry += f"({step.feedback})\n"
+        return entry
+
+    def _chat_turn(self, step: Step) -> list[dict]:
+        messages = []
+        observation = self._observation(step)
+        if observation is not None:
+            messages += [{"role": "assistant", "content": self._reply_text(step)},
+                         {"role": "user", "content": f"Observation: {observation}"}]
+        if step.feedback:
+            messages.append({"role": "user", "content": step.feedback})
+        return messages
+
+    def said(self, step: Step) -> list[dict]:
+        return [{"role": "assistant", "content": self._reply_text(step)}]
+
+    # --- what comes back -----------------------------------------------------------------
+
+    def read(self, reply: Reply, step: Step) -> str | None:
+        text = cut_at_stop(reply.content, list(self.stops)) if self.client_stop else reply.content
+        if not strip_invented_observation(text).strip():
+            raise EmptyReply(feedback=load_template("empty_reply"))
+        try:
+            parsed = parse_react(text, style=self.style)
+        except ReActParseError as exc:  # goes back as the Observation, so the model can fix it
+            raise FormatError(error=str(exc)) from exc
+        step.thought = parsed.thought
+        if isinstance(parsed, FinalAnswer):
+            step.kind = "final"
+            return parsed.answer
+        # One call, through the same executor as native calls; a plain-string argument is
+        # sent as a JSON string so it arrives as that string, not as JSON to decode.
+        call = {"id": None, "function": {"name": parsed.tool, "arguments": json.dumps(
+            parsed.args, ensure_ascii=False) if isinstance(parsed.args, str) else parsed.args}}
+        run_tools(self.registry, [call], self.guards, step)
+        step.tool_calls[0].raw_arguments = None
+        return None
+
+    def read_closing(self, reply: Reply, step: Step) -> str | None:
+        text = cut_at_stop(reply.content, list(self.stops)) if self.client_stop else reply.content
+        clean = strip_invented_observation(text)
+        try:
+            parsed = parse_react(text, style=self.style)
+            step.thought = parsed.thought
+            return parsed.answer if isinstance(parsed, FinalAnswer) else clean.strip()
+        except ReActParseError:
+            return clean.strip()
 
 
 def run_react(question: str, tools: Any = None, conn: Any = None, max_steps: int | None = 6, *,
@@ -53,7 +177,7 @@ def run_react(question: str, tools: Any = None, conn: Any = None, max_steps: int
               guards: Guards | None = None, temperature: float = 0.0, max_tokens: int = 512,
               history: list[dict] | None = None, instructions: str | None = None,
               verbose: bool = False, on_step: Callable[[Step], Any] | None = None) -> RunResult:
-    """Answer `question` with text ReAct; never raises because the model misbehaved.
+    """Answer `question` with text ReAct; never raises because the model or provider misbehaved.
 
     tools: a ToolRegistry, a list of functions/Tools, or None for default_registry().
     max_steps overrides guards.max_steps (pass None to keep the guards' value).
@@ -61,252 +185,15 @@ def run_react(question: str, tools: Any = None, conn: Any = None, max_steps: int
     Example: run_react("北京和广州天气怎么样").status -> "final"
     """
     if messages_style not in MESSAGES_STYLES:
-        raise ValueError(f"messages_style must be 'scratchpad' (seed 000) or 'chat' (seed 002), "
-                         f"not {messages_style!r}.")
-    registry = _as_registry(tools)
+        raise ValueError(f"messages_style must be 'scratchpad' (one growing user message) or "
+                         f"'chat' (one message per turn), not {messages_style!r}.")
     g = (guards or Guards.on()).fresh(max_steps)
-    stops = [stop] if isinstance(stop, str) else list(stop or ())
-    system = react_system_prompt(registry, style=style, instructions=instructions)
-    convo = _Conversation(system, question, style, messages_style, history)
-    result = RunResult(question, None, "max_steps", protocol="react",
-                       meta={"style": style, "messages_style": messages_style,
-                             "client_stop": client_stop, "stop": stops})
-    if conn is None:
-        try:
-            import reactlab
-
-            conn = reactlab.connect()
-        except Exception as exc:  # noqa: BLE001 - no server, no weights, bad .env: all mean
-            # "the provider failed", which a run reports instead of raising
-            return _fail(result, f"Could not connect to a model ({type(exc).__name__}: {exc}).")
-    result.model = str(getattr(conn, "model", ""))
-
-    def ask(messages: list[dict], number: int, kind: str) -> tuple[Step, str]:
-        """One request; returns the step (text = raw reply) and the reply cut at the stops."""
-        kw: dict[str, Any] = {"model": conn.model, "messages": messages,
-                              "temperature": temperature, "max_tokens": max_tokens}
-        if stops and not client_stop:
-            kw["stop"] = stops
-        start = time.perf_counter()
-        response = _create(conn, kw, number)
-        latency = (time.perf_counter() - start) * 1000
-        raw, finish = _reply(response, number)
-        tokens = add_usage({}, getattr(response, "usage", None))
-        add_usage(result.usage, getattr(response, "usage", None))
-        step = Step(number, kind, text=raw, latency_ms=latency,
-                    prompt_tokens=tokens.get("prompt_tokens", 0),
-                    completion_tokens=tokens.get("completion_tokens", 0),
-                    cached_tokens=tokens.get("cached_tokens", 0))
-        if finish == "length":
-            step.events.append(f"truncated: the reply hit max_tokens={max_tokens}")
-        return step, cut_at_stop(raw, stops) if client_stop else raw
-
-    def record(step: Step) -> None:
-        result.steps.append(step)
-        if verbose:
-            print(format_step(step))
-        if on_step is not None:
-            on_step(step)
-
-    parse_errors = 0
-    try:
-        while True:
-            status = budget_status(g, len(result.steps), parse_errors,
-                                   result.usage.get("total_tokens", 0))
-            if status:
-                break
-            messages, event = convo.messages(g)
-            step, text = ask(messages, len(result.steps) + 1, "action")
-            if event:
-                step.events.append(event)
-            clean = strip_invented_observation(text)
-            if not clean.strip():
-                step.kind = "empty"
-                parse_errors += convo.last_was_empty  # a second empty reply in a row is an error
-                convo.add_note(EMPTY_REPLY_NUDGE, empty=True)
-                record(step)
-                continue
-            try:
-                parsed = parse_react(text, style=style)
-            except ReActParseError as exc:
-                parse_errors += 1
-                step.kind, step.error = "parse_error", str(exc)
-                convo.add_step(clean, str(exc), "(a reply that could not be parsed)")
-                record(step)
-                continue
-            step.thought = parsed.thought
-            if isinstance(parsed, FinalAnswer):
-                step.kind, result.answer, result.status = "final", parsed.answer, "final"
-                convo.add_reply(clean)
-                record(step)
-                result.messages = convo.sent + [{"role": "assistant", "content": clean}]
-                return result
-            _run_tool(parsed, registry, g, step)
-            final_after = FINAL.search(clean)  # the action won; drop an invented answer after it
-            reply = clean[: final_after.start()].rstrip() if final_after else clean
-            call = step.tool_calls[0]
-            convo.add_step(reply, call.observation, format_call(call.name, call.arguments))
-            if step.events and step.events[-1].startswith("loop") and not g.loop_exhausted:
-                convo.add_note(g.loop.message)
-            record(step)
-
-        # A budget ran out: one last request without tools, "answer with what you have".
-        result.status = status
-        messages, _ = convo.messages(g)
-        messages = messages + [{"role": "user", "content": g.final_request}]
-        convo.sent = messages
-        step, text = ask(messages, len(result.steps) + 1, "final_request")
-        clean = strip_invented_observation(text)
-        try:
-            parsed = parse_react(text, style=style)
-            answer = parsed.answer if isinstance(parsed, FinalAnswer) else clean.strip()
-            step.thought = parsed.thought
-        except ReActParseError:
-            answer = clean.strip()
-        result.answer = answer or None
-        record(step)
-        result.messages = messages + [{"role": "assistant", "content": clean}]
-        return result
-    except ProviderFailure as exc:
-        result.messages = convo.sent
-        return _fail(result, str(exc))
-
-
-def _run_tool(action: Action, registry: Any, g: Guards, step: Step) -> None:
-    """Run one tool call through the guards and record it on the step."""
-    start = time.perf_counter()
-    output, is_error = registry.run(action.tool, action.args)
-    latency = (time.perf_counter() - start) * 1000
-    shown, full, event = g.observe(output)
-    step.tool_calls.append(ToolCallRecord(action.tool, action.args, shown, full, None, is_error,
-                                          latency))
-    if event:
-        step.events.append(event)
-    loop_event = g.check_call(action.tool, action.args)
-    if loop_event:
-        step.events.append(loop_event)
-
-
-class _Conversation:
-    """The messages of one run, in either layout. `messages()` is what the next request sends."""
-
-    def __init__(self, system: str, question: str, style: str, layout: str,
-                 history: list[dict] | None):
-        self.system, self.question, self.style, self.layout = system, question, style, layout
-        self.entries: list[tuple[str, str]] = []  # scratchpad: (text, one-line summary)
-        self.last_was_empty = False
-        history = [dict(m) for m in history or []]
-        if layout == "chat":
-            first = react_user_message(question, style=style,
-                                       chat_history="(the messages above)" if history else "")
-            self.chat = [{"role": "system", "content": system}, *history,
-                         {"role": "user", "content": first}]
-            self.start = len(self.chat)  # where the steps begin (for history compression)
-            self.history_text = ""
-        else:
-            self.chat = []
-            self.history_text = format_chat_history(history)
-        self.sent: list[dict] = []
-
-    def messages(self, g: Guards) -> tuple[list[dict], str | None]:
-        event = None
-        if self.layout == "chat":
-            self.chat, event = g.maybe_compress(self.chat, self.start)
-            self.sent = list(self.chat)
-        else:
-            event = self._fold(g)
-            pad = "".join(text for text, _ in self.entries)
-            user = react_user_message(self.question, pad, style=self.style,
-                                      chat_history=self.history_text)
-            self.sent = [{"role": "system", "content": self.system},
-                         {"role": "user", "content": user}]
-        return self.sent, event
-
-    def add_step(self, reply: str, observation: str, summary: str) -> None:
-        """The model's reply and what came back (a tool result or a parse error)."""
-        self.last_was_empty = False
-        if self.layout == "chat":
-            self.chat += [{"role": "assistant", "content": reply},
-                          {"role": "user", "content": f"Observation: {observation}"}]
-        else:
-            self.entries.append((f"{reply.rstrip()}\nObservation: {observation}\n",
-                                 f"{summary} -> {_one_line(observation)}"))
-
-    def add_note(self, text: str, empty: bool = False) -> None:
-        """A message from us to the model (a nudge, the loop intervention)."""
-        self.last_was_empty = empty
-        if self.layout == "chat":
-            self.chat.append({"role": "user", "content": text})
-        else:  # kept inside the scratchpad, so it stays in order with the steps
-            self.entries.append((f"({text})\n", f"note: {_one_line(text)}"))
-
-    def add_reply(self, reply: str) -> None:
-        if self.layout == "chat":
-            self.chat.append({"role": "assistant", "content": reply})
-
-    def _fold(self, g: Guards) -> str | None:
-        """compress_after for the scratchpad: older entries become one summary line each."""
-        if g.compress_after is None or len(self.entries) <= g.compress_after:
-            return None
-        keep = max(g.keep_last, 0)
-        old, kept = self.entries[: len(self.entries) - keep], self.entries[len(self.entries) - keep:]
-        lines = [s for text, s in old]
-        before = sum(len(t) for t, _ in self.entries)
-        folded = (f"{SUMMARY_HEADER}\n" + "\n".join(f"- {s}" for s in lines) + "\n\n", "")
-        self.entries = [folded, *kept]
-        after = sum(len(t) for t, _ in self.entries)
-        return f"compressed: folded {len(old)} entries into a summary ({before} -> {after} chars)"
-
-
-def _one_line(text: str, limit: int = 120) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _as_registry(tools: Any) -> Any:
-    from reactlab.tools import ToolRegistry, default_registry
-
-    if tools is None:
-        return default_registry()
-    if isinstance(tools, ToolRegistry):
-        return tools
-    return ToolRegistry(tools)
-
-
-def _create(conn: Any, kw: dict, number: int) -> Any:
-    """conn.client.chat.completions.create, with provider failures turned into one sentence."""
-    import httpx
-    import openai
-
-    try:
-        return conn.client.chat.completions.create(**kw)
-    except openai.APIStatusError as exc:
-        raise ProviderFailure(f"The provider answered step {number} with HTTP "
-                              f"{exc.status_code}: {_provider_message(exc)}") from exc
-    except (openai.APIError, httpx.HTTPError, OSError) as exc:
-        raise ProviderFailure(f"The request for step {number} failed ({type(exc).__name__}: "
-                              f"{exc}). Is the server running and reachable?") from exc
-
-
-def _provider_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-    return str(getattr(exc, "message", exc))
-
-
-def _reply(response: Any, number: int) -> tuple[str, str | None]:
-    choices = getattr(response, "choices", None)
-    if not choices:
-        raise ProviderFailure(f"The provider's response to step {number} had no choices; "
-                              f"nothing to parse.")
-    choice = choices[0]
-    message = getattr(choice, "message", None)
-    return (getattr(message, "content", None) or ""), getattr(choice, "finish_reason", None)
-
-
-def _fail(result: RunResult, message: str) -> RunResult:
-    result.status, result.error = "error", message
-    return result
+    stops = (stop,) if isinstance(stop, str) else tuple(stop or ())
+    protocol = ReActStep(as_registry(tools), g, question, style=style, layout=messages_style,
+                         stops=stops, client_stop=client_stop, temperature=temperature,
+                         max_tokens=max_tokens, instructions=instructions,
+                         history=tuple(dict(m) for m in history or []))
+    meta = {"style": style, "messages_style": messages_style, "client_stop": client_stop,
+            "stop": list(stops), "question_at": 1 if messages_style == "scratchpad"
+            else 1 + len(history or [])}
+    return run_loop(protocol, question, conn, g, verbose=verbose, on_step=on_step, meta=meta)

@@ -1,18 +1,20 @@
-"""Run records: one `Step` per model call, one `RunResult` per agent run.
+"""Run records: one `Step` per model call, one `RunResult` per agent run — the run's only truth.
 
-Both agents (`react_agent`, `fc_agent`) return the same `RunResult`, so notebooks and
-benchmarks can put a text-ReAct run and a native-tool-call run side by side.
+Both agents (`react_agent`, `fc_agent`) fill the same records through the one loop in
+`reactlab.loop`, and every message they send is rendered from the steps, so a text-ReAct run
+and a native-tool-call run can be put side by side, saved, reloaded and replayed.
 
-This module only *holds* and *shows* what happened: records, JSONL export/import, a summary
-table per run, a comparison table across runs, and a chart of context growth. It does not
-decide anything (the loops live in the agents, the limits in `guards`) and it does not draw
-widgets (`widgets` does). Introduced in notebook 04; the exports, tables and chart are the
-subject of notebook 08.
+This module only *holds* records: the dataclasses, the usage arithmetic and the JSON Lines
+export/import. It does not decide anything (the loop lives in `loop`, the limits in `guards`)
+and it does not show anything (tables and charts are in `report`, the widget in `widgets`).
+Introduced in notebook 04; the export is the subject of notebook 08.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -26,7 +28,9 @@ STATUSES = {
     "loop": "the loop detector fired twice: the model kept repeating itself",
     "parse_errors": "too many replies that could not be parsed",
     "max_tokens": "the token budget ran out",
-    "error": "the provider failed (network, auth, server error): see RunResult.error",
+    "provider_error": "the provider or the connection failed (network, HTTP status, a reply "
+                      "that is not a chat completion, a cut stream): see RunResult.error",
+    "error": "reactlab itself failed (a bug, please report it): see RunResult.error",
 }
 
 
@@ -45,14 +49,18 @@ class ToolCallRecord:
     id: str | None = None  # tool_call_id on the native path; None for text ReAct
     error: bool = False  # the tool raised / was unknown / got bad arguments
     latency_ms: float = 0.0
+    raw_arguments: str | None = None  # native: the arguments exactly as the model wrote them
+    bad_json: bool = False  # the arguments could not be read as JSON (counts as a parse error)
 
 
 @dataclass
 class Step:
-    """One model call inside a run.
+    """One model call inside a run, and everything that followed from it.
 
     kind: "action" (asked for tools), "final" (answered), "parse_error" (unreadable reply),
     "empty" (said nothing), "final_request" (the closing "answer with what you have" call).
+    The next request is rendered from these fields: `text` is what the model said, the tool
+    calls carry what it was shown, `error` and `feedback` are what we told it.
     """
 
     number: int
@@ -60,12 +68,14 @@ class Step:
     text: str = ""  # the model's raw reply (content) for this step
     thought: str | None = None
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
-    error: str | None = None  # the parse error message fed back, if any
+    error: str | None = None  # why the reply could not be used (fed back to the model)
     latency_ms: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
     events: list[str] = field(default_factory=list)  # guard events, e.g. "loop: repeat x3"
+    feedback: str | None = None  # our message after this step: a nudge, the loop intervention
+    reasoning: str | None = None  # a reasoning model's reasoning_content, echoed back with calls
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,18 +83,18 @@ class Step:
 
 @dataclass
 class RunResult:
-    """What an agent run returns. It never raises because the model misbehaved."""
+    """What an agent run returns. It never raises because the model or the provider misbehaved."""
 
     question: str
     answer: str | None
     status: str
     steps: list[Step] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
-    messages: list[dict] = field(default_factory=list)  # the final message list sent
+    messages: list[dict] = field(default_factory=list)  # the last request's messages + reply
     protocol: str = ""  # "react" or "function_calling"
     model: str = ""
-    error: str | None = None  # set when status == "error"
-    meta: dict[str, Any] = field(default_factory=dict)  # free-form: label, guards, wall time
+    error: str | None = None  # why the run failed, when status is "provider_error" or "error"
+    meta: dict[str, Any] = field(default_factory=dict)  # free-form: label, settings, wall time
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -104,59 +114,53 @@ def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k in names}
 
 
+def as_dict(obj: Any) -> Any:
+    """A dict from a dict or an SDK (pydantic) object; anything else is returned as it is.
+
+    The one bridge between the openai SDK's objects and plain data in this package.
+    Example: as_dict(ChatCompletion(...))["choices"][0]["message"]["content"]
+    """
+    if isinstance(obj, Mapping):
+        return obj
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump()
+        except Exception:  # noqa: BLE001 - a broken object is "not a dict", not a crash
+            return obj
+    return obj
+
+
+def _count(value: Any) -> int:
+    """A token count from whatever a provider sent: 12, "12", 12.0 -> 12; "n/a", -3, NaN -> 0."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0
+    if not math.isfinite(number) or number < 0:
+        return 0
+    return int(min(number, 10**12))
+
+
 def add_usage(total: dict[str, int], usage: Any) -> dict[str, int]:
     """Add one response's usage (dict or SDK object) into a running total and return it.
 
-    Example: add_usage({}, {"prompt_tokens": 10, "completion_tokens": 2,
+    Unreadable counts ("n/a", None, negative) count as 0: a provider's bookkeeping never ends
+    a run. Example: add_usage({}, {"prompt_tokens": 10, "completion_tokens": 2,
              "prompt_tokens_details": {"cached_tokens": 8}})
              -> {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12, "cached_tokens": 8}
     """
-    if usage is None:
+    usage = as_dict(usage)
+    if not isinstance(usage, Mapping):
         return total
-    if not isinstance(usage, dict):
-        usage = usage.model_dump() if hasattr(usage, "model_dump") else dict(vars(usage))
-    p = int(usage.get("prompt_tokens") or 0)
-    c = int(usage.get("completion_tokens") or 0)
-    details = usage.get("prompt_tokens_details") or {}
-    cached = int((details.get("cached_tokens") if isinstance(details, dict) else 0) or 0)
+    p = _count(usage.get("prompt_tokens"))
+    c = _count(usage.get("completion_tokens"))
+    details = as_dict(usage.get("prompt_tokens_details"))
+    cached = _count(details.get("cached_tokens")) if isinstance(details, Mapping) else 0
     for key, val in (("prompt_tokens", p), ("completion_tokens", c),
                      ("total_tokens", p + c), ("cached_tokens", cached)):
         total[key] = total.get(key, 0) + val
     return total
-
-
-def _call_text(call: ToolCallRecord, limit: int = 80) -> str:
-    text = f"{call.name}({call.arguments!r})"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def format_step(step: Step) -> str:
-    """One step as a few readable lines (used by the agents' verbose mode).
-
-    Example: "[2] action       get_weather({'location': '广州'}) -> 广州: 多云 …
-                               (812 ms, 431+38 tok, 400 cached)"
-    """
-    head = f"[{step.number}] {step.kind:<12}"
-    pad = " " * len(head)
-    lines = []
-    if step.thought:
-        lines.append(f"Thought: {step.thought}")
-    for call in step.tool_calls:
-        obs = " ".join(call.observation.split())
-        obs = obs if len(obs) <= 160 else obs[:157] + "..."
-        flag = " [tool error]" if call.error else ""
-        lines.append(f"{_call_text(call, 200)} -> {obs}{flag}")
-        if call.full_observation is not None:
-            lines.append(f"  (shown {len(call.observation):,} of {len(call.full_observation):,}"
-                         " chars)")
-    if step.error:
-        lines.append(f"parse error: {step.error}")
-    if step.kind in ("final", "final_request", "empty") and not step.tool_calls:
-        lines.append(step.text.strip()[:300] or "(empty reply)")
-    lines += [f"guard: {event}" for event in step.events]
-    lines.append(f"({step.latency_ms:.0f} ms, {step.prompt_tokens}+{step.completion_tokens} tok, "
-                 f"{step.cached_tokens} cached)")
-    return "\n".join((head if i == 0 else pad) + " " + line for i, line in enumerate(lines))
 
 
 # --- export / import ----------------------------------------------------------------------
@@ -164,9 +168,19 @@ def format_step(step: Step) -> str:
 
 def _jsonable(obj: Any) -> Any:
     """json.dumps fallback: SDK objects (pydantic) become dicts, anything else its str()."""
-    if hasattr(obj, "model_dump"):
-        return obj.model_dump()
-    return str(obj)
+    data = as_dict(obj)
+    return data if isinstance(data, Mapping) else str(obj)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """Lone surrogates (half of an emoji cut by a stream) as U+FFFD, so UTF-8 can carry it.
+
+    Example: encodable("晴\\ud83d") -> "晴\\ufffd"
+    """
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _as_list(results: Any) -> list[RunResult]:
@@ -192,7 +206,8 @@ def to_jsonl(result_or_results: RunResult | Iterable[RunResult] | Mapping[str, R
     path = Path(path)
     with path.open("a" if append else "w", encoding="utf-8") as f:
         for r in _as_list(result_or_results):
-            f.write(json.dumps(r.to_dict(), ensure_ascii=False, default=_jsonable) + "\n")
+            line = json.dumps(r.to_dict(), ensure_ascii=False, default=_jsonable)
+            f.write(encodable(line) + "\n")
     return path
 
 
@@ -205,125 +220,6 @@ def read_jsonl(path: str | Path) -> list[RunResult]:
                 continue
             try:
                 runs.append(RunResult.from_dict(json.loads(line)))
-            except ValueError as exc:
+            except (ValueError, TypeError) as exc:
                 raise ValueError(f"{path}, line {n} is not a JSON run record: {exc}") from exc
     return runs
-
-
-# --- tables -------------------------------------------------------------------------------
-
-
-def step_rows(result: RunResult) -> list[dict[str, Any]]:
-    """One flat dict per step, ready for a table or `pandas.DataFrame(step_rows(r))`.
-
-    obs_shown / obs_full: characters of observation shown to the model / returned by the tools.
-    """
-    rows = []
-    for s in result.steps:
-        shown = sum(len(c.observation) for c in s.tool_calls)
-        full = sum(len(c.full_observation if c.full_observation is not None else c.observation)
-                   for c in s.tool_calls)
-        rows.append({
-            "step": s.number, "kind": s.kind,
-            "tool_calls": "; ".join(_call_text(c, 60) for c in s.tool_calls),
-            "obs_shown": shown, "obs_full": full, "latency_ms": round(s.latency_ms),
-            "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
-            "cached_tokens": s.cached_tokens, "events": "; ".join(s.events),
-        })
-    return rows
-
-
-def _cell(value: Any, limit: int = 80) -> str:
-    text = " ".join(str(value).split()).replace("|", "\\|")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def markdown_table(header: list[str], rows: list[list[Any]]) -> str:
-    """A Markdown table; cells are squeezed to one line and pipes escaped."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def summary_table(result: RunResult) -> str:
-    """A run as Markdown: question, status, answer, then one row per step and a total row.
-
-    Reads as plain text too. Example row:
-    | 1 | action | get_weather({'location': '北京'}) | 2030/50000 | 812 | 431 | 38 | 0 | compacted… |
-    """
-    rows = step_rows(result)
-    body = [[r["step"], r["kind"], r["tool_calls"] or "—",
-             f"{r['obs_shown']}/{r['obs_full']}" if r["tool_calls"] else "—", r["latency_ms"],
-             r["prompt_tokens"], r["completion_tokens"], r["cached_tokens"], r["events"] or "—"]
-            for r in rows]
-    n_calls = sum(len(s.tool_calls) for s in result.steps)
-    body.append(["**total**", "", f"{n_calls} calls", "", sum(r["latency_ms"] for r in rows),
-                 sum(r["prompt_tokens"] for r in rows), sum(r["completion_tokens"] for r in rows),
-                 sum(r["cached_tokens"] for r in rows),
-                 f"{sum(len(s.events) for s in result.steps)} events"])
-    status = f"{result.status} ({STATUSES.get(result.status, 'unknown status')})"
-    head = [f"**Question:** {_cell(result.question, 200)}  ",
-            f"**Status:** {status} · {result.protocol or '?'} · {result.model or '?'}  ",
-            f"**Answer:** {_cell(result.answer if result.answer is not None else '(none)', 300)}"]
-    if result.error:
-        head.append(f"  \n**Error:** {_cell(result.error, 300)}")
-    table = markdown_table(["step", "kind", "tool calls", "obs shown/full", "ms", "prompt", "compl",
-                    "cached", "events"], body)
-    return "\n".join(head) + "\n\n" + table
-
-
-def compare_table(results: Mapping[str, RunResult]) -> str:
-    """Runs side by side, one row each (e.g. {"react, guards on": r1, "native, off": r2}).
-
-    peak prompt = the largest prompt of any step: the context the model had to read at worst.
-    """
-    rows = []
-    for label, r in results.items():
-        events = [e for s in r.steps for e in s.events]
-        answer = r.answer if r.answer is not None else "(none)"
-        rows.append([label, r.protocol or "?", r.status, len(r.steps),
-                     sum(len(s.tool_calls) for s in r.steps),
-                     r.usage.get("prompt_tokens", sum(s.prompt_tokens for s in r.steps)),
-                     r.usage.get("completion_tokens", sum(s.completion_tokens for s in r.steps)),
-                     r.usage.get("cached_tokens", sum(s.cached_tokens for s in r.steps)),
-                     max((s.prompt_tokens for s in r.steps), default=0),
-                     f"{sum(s.latency_ms for s in r.steps) / 1000:.1f}",
-                     len(events), _cell(answer, 60)])
-    return markdown_table(["run", "protocol", "status", "steps", "calls", "prompt tok", "compl tok",
-                   "cached", "peak prompt", "model s", "events", "answer"], rows)
-
-
-# --- chart --------------------------------------------------------------------------------
-
-
-def plot_context_growth(results: Mapping[str, RunResult] | RunResult, ax: Any = None,
-                        title: str = "Context growth: prompt tokens per step") -> Any:
-    """Plot prompt tokens per step, one line per run; steps with guard events are ringed.
-
-    Returns the matplotlib Axes. Example: plot_context_growth({"guards off": r_off,
-    "guards on": r_on}) — the "off" line climbs with every uncut observation.
-    """
-    import matplotlib.pyplot as plt  # imported here: the package works without matplotlib
-
-    if isinstance(results, RunResult):
-        results = {results.protocol or "run": results}
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.5))
-    ringed = False
-    for label, r in results.items():
-        xs = [s.number for s in r.steps]
-        ys = [s.prompt_tokens for s in r.steps]
-        (line,) = ax.plot(xs, ys, marker="o", label=f"{label} ({r.status})")
-        ev = [(s.number, s.prompt_tokens) for s in r.steps if s.events]
-        if ev:
-            ax.scatter([x for x, _ in ev], [y for _, y in ev], s=160, facecolors="none",
-                       edgecolors=line.get_color(), linewidths=1.5,
-                       label=None if ringed else "guard event")
-            ringed = True
-    ax.set_xlabel("step (model call)")
-    ax.set_ylabel("prompt tokens")
-    ax.set_title(title)
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    return ax

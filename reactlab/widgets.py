@@ -17,7 +17,8 @@ import html
 import os
 from typing import Any
 
-from reactlab.runlog import STATUSES, RunResult, Step, format_step
+from reactlab.report import format_step
+from reactlab.runlog import STATUSES, RunResult, Step
 
 
 def trace_text(result: RunResult) -> str:

@@ -170,3 +170,36 @@ class ScriptedConn(RecordingConn):
         if isinstance(item, Reply):
             return iter(item.chunks()) if request.get("stream") else item.completion()
         return item
+
+
+def _field(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
+def message_problems(messages: list) -> list[str]:
+    """What an OpenAI-style API would reject about tool messages; [] when the list is valid.
+
+    >>> message_problems([{"role": "user", "content": "hi"},
+    ...                   {"role": "tool", "tool_call_id": "c1", "content": "x"}])[0][:40]
+    'message 1 (tool, c1) does not follow an a'
+    """
+    problems: list[str] = []
+    open_ids: set = set()
+    for i, m in enumerate(messages):
+        role = _field(m, "role")
+        if role == "tool":
+            cid = _field(m, "tool_call_id")
+            if cid not in open_ids:
+                problems.append(f"message {i} (tool, {cid}) does not follow an assistant message "
+                                f"whose tool_calls include {cid}.")
+            open_ids.discard(cid)
+            continue
+        if open_ids:
+            problems.append(f"message {i} ({role}) comes before the tool results for "
+                            f"{', '.join(sorted(map(str, open_ids)))}.")
+        calls = _field(m, "tool_calls") or [] if role == "assistant" else []
+        open_ids = {_field(c, "id") for c in calls}
+    if open_ids:
+        problems.append(f"the list ends before the tool results for "
+                        f"{', '.join(sorted(map(str, open_ids)))}.")
+    return problems

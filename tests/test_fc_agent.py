@@ -15,18 +15,19 @@ import time
 import httpx2
 import openai
 import pytest
-from fakes import USAGE, Reply, tool_call
+from fakes import USAGE, Reply, message_problems, tool_call
 from fakes import ScriptedConn as FakeConn
 
 from reactlab.fc_agent import DEFAULT_SYSTEM_PROMPT, run_function_calling, split_think
 from reactlab.guards import (
-    EMPTY_REPLY_NUDGE,
-    NARRATED_CALL_NUDGE,
     Guards,
     LoopDetector,
-    message_problems,
 )
+from reactlab.prompts import load_template
 from reactlab.tools import ToolRegistry, tool
+
+EMPTY_REPLY_NUDGE = load_template("empty_reply")
+NARRATED_CALL_NUDGE = load_template("narrated_call")
 
 SAVINGS_QUESTION = "今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？"
 
@@ -343,7 +344,7 @@ def test_provider_http_error_ends_with_status_error():
                                  response=httpx2.Response(400, request=_req()))
     conn = FakeConn(reply(None, [("get_weather", '{"location": "北京"}')]), exc)
     r = run(conn)
-    assert r.status == "error" and r.answer is None
+    assert r.status == "provider_error" and r.answer is None
     assert "HTTP 400" in r.error and "must follow a tool_calls message" in r.error
     assert "step 2" in r.error
     assert len(r.steps) == 1
@@ -351,7 +352,7 @@ def test_provider_http_error_ends_with_status_error():
 
 def test_connection_error_ends_with_status_error():
     r = run(FakeConn(openai.APIConnectionError(request=_req())))
-    assert r.status == "error" and "Connection error" in r.error
+    assert r.status == "provider_error" and "Connection error" in r.error
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -563,7 +564,7 @@ def test_replay_parallel_calls_and_final_request(replay_conn):
 def test_replay_engine_failure_is_status_error(replay_conn):
     conn, _ = replay_conn([RuntimeError("the engine fell over")])
     r = run_function_calling("你好", tools=registry(), conn=conn)
-    assert r.status == "error" and "HTTP 500" in r.error
+    assert r.status == "provider_error" and "HTTP 500" in r.error
 
 
 # --- end to end on the real local model ---------------------------------------------------
@@ -572,8 +573,9 @@ def test_replay_engine_failure_is_status_error(replay_conn):
 def test_savings_question_on_the_real_model(local_conn, monkeypatch):
     """Seed 001's question on the embedded 1.5B. Checks the record, never the wording: the
     model may plan differently, but every call must be answered and recorded faithfully."""
-    from reactlab.guards import format_call
-    from reactlab.runlog import STATUSES, format_step
+    from reactlab.loop_detector import format_call
+    from reactlab.report import format_step
+    from reactlab.runlog import STATUSES
     from reactlab.tools import default_registry
 
     monkeypatch.setenv("REACTLAB_TODAY", "2026-03-01")

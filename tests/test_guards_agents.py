@@ -15,22 +15,23 @@ import json
 
 import matplotlib
 import pytest
-from fakes import RecordingConn, Reply, token_usage, tool_call
+from fakes import RecordingConn, Reply, message_problems, token_usage, tool_call
 from openai.types.chat import ChatCompletion
 
 from reactlab.fc_agent import run_function_calling
 from reactlab.guards import (
-    DEFAULT_FINAL_REQUEST,
-    DEFAULT_LOOP_MESSAGE,
-    EMPTY_REPLY_NUDGE,
     Guards,
-    message_problems,
 )
 from reactlab.memory import Conversation, history_tokens
+from reactlab.prompts import load_template
 from reactlab.react_agent import run_react
-from reactlab.runlog import plot_context_growth, summary_table
+from reactlab.report import plot_context_growth, summary_table
 from reactlab.tools import default_registry, tool
 from reactlab.widgets import trace_text
+
+EMPTY_REPLY_NUDGE = load_template("empty_reply")
+DEFAULT_LOOP_MESSAGE = load_template("loop_intervention")
+DEFAULT_FINAL_REQUEST = load_template("final_request")
 
 REPORT = "报" * 25_000 + "尾" * 25_000  # 50 000 characters
 

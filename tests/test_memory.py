@@ -40,7 +40,8 @@ class FakeAgent:
         step = Step(1, "action", tool_calls=[ToolCallRecord("get_weather", {"location": "x"}, obs)],
                     prompt_tokens=100 + 10 * len(history))
         return RunResult(question, answer, "final" if answer else "max_steps", [step],
-                         messages=messages, protocol="function_calling")
+                         messages=messages, protocol="function_calling",
+                         meta={"question_at": 1 + len(history)})  # as the agents record it
 
 
 def test_estimates():

@@ -11,10 +11,13 @@ import pytest
 from fakes import Reply, ScriptedConn, token_usage
 from openai.types.chat import ChatCompletion
 
-from reactlab.guards import EMPTY_REPLY_NUDGE, Guards, LoopDetector
+from reactlab.guards import Guards, LoopDetector
+from reactlab.prompts import load_template
 from reactlab.react_agent import run_react
 from reactlab.runlog import STATUSES, RunResult, Step
 from reactlab.tools import ToolRegistry, tool
+
+EMPTY_REPLY_NUDGE = load_template("empty_reply")
 
 # --- fakes ----------------------------------------------------------------------------------
 
@@ -329,7 +332,7 @@ REQUEST = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
 def test_connection_error_ends_with_status_error():
     conn = FakeConn(openai.APIConnectionError(request=REQUEST))
     r = run_react("北京天气", tools=registry(), conn=conn)
-    assert r.status == "error" and r.answer is None
+    assert r.status == "provider_error" and r.answer is None
     assert "step 1" in r.error and "APIConnectionError" in r.error
 
 
@@ -340,7 +343,7 @@ def test_http_error_mid_run_keeps_the_steps_so_far():
                                      body={"error": {"message": "engine crashed"}})
     conn = FakeConn(blob("get_weather", {"location": "北京"}), err)
     r = run_react("北京天气", tools=registry(), conn=conn)
-    assert r.status == "error" and len(r.steps) == 1
+    assert r.status == "provider_error" and len(r.steps) == 1
     assert "HTTP 500" in r.error and "engine crashed" in r.error
     assert r.messages  # what was about to be sent
 
@@ -349,7 +352,7 @@ def test_no_choices_is_a_provider_error():
     empty = completion("x")
     empty.choices = []
     r = run_react("北京天气", tools=registry(), conn=FakeConn(empty))
-    assert r.status == "error" and "no choices" in r.error
+    assert r.status == "provider_error" and "no choices" in r.error
 
 
 # --- options --------------------------------------------------------------------------------

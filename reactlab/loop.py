@@ -1,0 +1,207 @@
+"""The agent loop, written once: budget → protocol step → record → loop check → final.
+
+Both agents are this loop with a different *protocol step* on top (`react_agent.ReActStep`
+for text ReAct, `fc_agent.NativeStep` for native tool calls). A protocol knows three things:
+how to render the next request's messages from the steps so far, how to read one reply into a
+`Step` (running the tools it asks for), and how to read the closing reply. The loop knows the
+rest, the same for both:
+
+    while no budget has run out:                 # guards.budget: steps, parse errors, tokens, loop
+        render the messages from the steps       # folding old steps when guards say so
+        one model call                           # completion.complete: the provider boundary
+        the protocol reads the reply             # final answer, tool calls run, or an AgentError
+        record the step; check it for a loop     # the loop intervention is the step's feedback
+    one closing request: "answer with what you have"
+
+Errors caused by the model are `AgentError`s, caught in one place and fed back; a provider
+failure ends the run with status "provider_error"; nothing raises out of `run_loop`.
+It deliberately does NOT stream to the learner (the native step can), retry the provider, or
+run async. Introduced in notebook 04; the guards in notebook 07.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from reactlab.completion import Reply, complete
+from reactlab.connection import connect
+from reactlab.guards import Guards, budget_event, count_parse_errors
+from reactlab.http import ProviderError
+from reactlab.parallel import execute_calls  # TEMP until the tools package lands
+from reactlab.report import format_step
+from reactlab.runlog import RunResult, Step, ToolCallRecord
+from reactlab.tools import ToolRegistry, default_registry
+
+
+class AgentError(Exception):
+    """A reply the loop cannot use, caused by the model. It becomes the step's record:
+    `kind` names the step, `error` (if any) says why, `feedback` (if any) is what we tell
+    the model next. Example: raise EmptyReply(feedback="Your reply was empty. …")"""
+
+    kind = "parse_error"
+
+    def __init__(self, error: str | None = None, feedback: str | None = None):
+        super().__init__(error or feedback or self.kind)
+        self.error, self.feedback = error, feedback
+
+
+class EmptyReply(AgentError):
+    """The model said nothing (common on small models right after a tool result)."""
+
+    kind = "empty"
+
+
+class FormatError(AgentError):
+    """The reply could not be read as a step of the protocol (a ReAct parse error, a plan
+    that names a tool without calling it)."""
+
+
+class ProtocolStep(Protocol):
+    """What a protocol adds on top of the loop (see `react_agent`, `fc_agent`)."""
+
+    name: str  # "react" or "function_calling", RunResult.protocol
+    stream: bool
+
+    def render(self, steps: list[Step], folded: int, closing: str | None) -> list[dict]:
+        """The next request's messages, rendered from the steps (the first `folded` as a
+        summary); `closing` is the final request's text on the closing call."""
+
+    def request(self, messages: list[dict], closing: bool) -> dict:
+        """The keyword arguments of chat.completions.create for these messages (the loop
+        adds `model`)."""
+
+    def read(self, reply: Reply, step: Step) -> str | None:
+        """Fill `step` from the reply (running tools); the answer if it is final. Raises
+        AgentError for a reply that cannot be used."""
+
+    def read_closing(self, reply: Reply, step: Step) -> str | None:
+        """The answer in the closing reply (tools are never run there)."""
+
+    def said(self, step: Step) -> list[dict]:
+        """The assistant message(s) of a final or closing step, to end RunResult.messages."""
+
+
+def as_registry(tools: Any) -> ToolRegistry:
+    """tools=None -> the course tools; a list of functions or Tools -> a registry of them."""
+    if tools is None:
+        return default_registry()
+    return tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+
+
+def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *,
+             verbose: bool = False, on_step: Callable[[Step], Any] | None = None,
+             meta: dict | None = None) -> RunResult:
+    """Run `protocol` until an answer or a budget end; never raises.
+
+    Example: run_loop(ReActStep(...), "北京天气？", conn, Guards.on()).status -> "final"
+    """
+    result = RunResult(question, None, "max_steps", protocol=protocol.name, meta=dict(meta or {}))
+    steps = result.steps
+    try:
+        conn = connect() if conn is None else conn
+    except Exception as exc:  # noqa: BLE001 - no server, no weights, a bad .env: all "no provider"
+        return _fail(result, "provider_error", f"Could not connect to a model "
+                                               f"({type(exc).__name__}: {exc}).")
+    result.model = str(getattr(conn, "model", "") or "")
+
+    def record(step: Step) -> None:
+        steps.append(step)
+        if verbose:
+            print(format_step(step))
+        if on_step is not None:
+            on_step(step)
+
+    def ask(step: Step, closing: str | None) -> tuple[list[dict], Reply]:
+        folded = guards.fold_point(len(steps))
+        messages = protocol.render(steps, folded, closing)
+        before = guards.fold_point(len(steps) - 1) if steps else 0
+        if folded > before:  # this request is the one that folds: say so in the log
+            unfolded = protocol.render(steps, before, closing)
+            step.events.append(f"compressed: folded {folded - before} steps into a summary "
+                               f"({_chars(unfolded)} -> {_chars(messages)} chars)")
+        result.messages = messages
+        request = {"model": conn.model, **protocol.request(messages, closing is not None)}
+        reply = complete(conn, request, stream=protocol.stream, echo=verbose)
+        _fill(step, reply, request.get("max_tokens"))
+        return messages, reply
+
+    status: str | None = None
+    try:
+        while (status := guards.budget(steps, result.usage.get("total_tokens", 0))) is None:
+            step = Step(len(steps) + 1, "action")
+            messages, reply = ask(step, None)
+            _add_usage(result, reply)
+            try:
+                answer = protocol.read(reply, step)
+            except AgentError as exc:  # the model's mistake: recorded, fed back next request
+                step.kind, step.error, step.feedback = exc.kind, exc.error, exc.feedback
+                answer = None
+            guards.check_step(step)
+            record(step)
+            if step.kind == "final":
+                result.answer, result.status = answer, "final"
+                result.messages = messages + protocol.said(step)
+                return result
+
+        # A budget ran out: one last request without tools, "answer with what you have".
+        result.status = status
+        step = Step(len(steps) + 1, "final_request")
+        step.events.append(budget_event(guards, status, len(steps), count_parse_errors(steps),
+                                        result.usage.get("total_tokens", 0)))
+        messages, reply = ask(step, guards.final_request)
+        _add_usage(result, reply)
+        result.answer = protocol.read_closing(reply, step) or None
+        record(step)
+        result.messages = messages + protocol.said(step)
+        return result
+    except ProviderError as exc:
+        return _fail(result, "provider_error", f"The request for step {len(steps) + 1} failed: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a bug in reactlab or in a registry: report it
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return _fail(result, "error", f"{type(exc).__name__}: {exc} (at {where.filename}:"
+                                      f"{where.lineno}; please report this)")
+
+
+def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: Step,
+              parallel: bool = False) -> None:
+    """Run one reply's calls and record each on the step, compacted as the model will see it."""
+    for call, outcome in zip(calls, execute_calls(registry, calls, parallel=parallel)):
+        shown, full, event = guards.observe(outcome.observation)
+        raw = (call.get("function") or {}).get("arguments")
+        step.tool_calls.append(ToolCallRecord(
+            name=outcome.name, arguments=outcome.arguments, observation=shown,
+            full_observation=full, id=outcome.id, error=outcome.error,
+            latency_ms=outcome.latency_ms, bad_json=outcome.bad_json,
+            raw_arguments=raw if isinstance(raw, str) else None))
+        if event:
+            step.events.append(event)
+
+
+def _fill(step: Step, reply: Reply, max_tokens: Any) -> None:
+    step.text = reply.content
+    step.latency_ms = reply.latency_ms
+    step.prompt_tokens = reply.usage.get("prompt_tokens", 0)
+    step.completion_tokens = reply.usage.get("completion_tokens", 0)
+    step.cached_tokens = reply.usage.get("cached_tokens", 0)
+    if reply.finish_reason == "length":
+        step.events.append(f"truncated: the reply hit max_tokens={max_tokens} "
+                           "(finish_reason=length)")
+
+
+def _add_usage(result: RunResult, reply: Reply) -> None:
+    for key, value in reply.usage.items():
+        result.usage[key] = result.usage.get(key, 0) + value
+
+
+def _chars(messages: list[dict]) -> int:
+    """Characters of content and tool-call arguments: what folding saves, roughly."""
+    return sum(len(str(m.get("content") or "")) +
+               sum(len(str(c["function"]["arguments"])) for c in m.get("tool_calls") or [])
+               for m in messages)
+
+
+def _fail(result: RunResult, status: str, message: str) -> RunResult:
+    result.status, result.error = status, message
+    return result
