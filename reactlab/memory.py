@@ -1,4 +1,4 @@
-"""Memory for a multi-turn chat: keep what was concluded, drop how it was found (seed 001 §6.1).
+"""Memory for a multi-turn chat: keep what was concluded, drop how it was found.
 
 A `Conversation` runs each turn through an agent function (`run_function_calling` or
 `run_react`, passed in) and hands the next turn only plain messages: every earlier

@@ -1,20 +1,26 @@
-"""ReAct prompt templates: plain text files in this folder, rendered strictly.
+"""Every text the model reads from us: plain text files in this folder, rendered strictly.
 
 A template is a `.txt` file; a placeholder is a lowercase name in single braces, `{question}`.
 Nothing else is special, so JSON examples such as `{"action": "get_weather"}` or `{}` are
-written as they are, with no brace doubling (the seed's `{{{{ … }}}}` shows how easy that
-escaping is to get wrong). Rendering is strict: a missing value and an unused value both raise
+written as they are, with no brace doubling (LangChain-style `{{{{ … }}}}` escaping is easy to
+get wrong). Rendering is strict: a missing value and an unused value both raise
 `TemplateError`, so a typo never silently ships a prompt with a hole in it.
 
 Templates (see README.md next to them):
-- `react_json_system`          the JSON-blob style (seed 000): Action + {"action", "action_input"}
+- `react_json_system`          the JSON-blob style: Action + {"action", "action_input"}
 - `react_json_user`            "Question: …" followed by the growing scratchpad
 - `react_action_input_system`  the `Action:` / `Action Input:` style with "Do I need to use a
-                               tool?" (seed 002)
+                               tool?"
 - `react_action_input_user`    chat history, "New input: …" and the scratchpad
+- `native_system`              the native agent's system prompt (notebook 05)
+- `empty_reply`, `narrated_call`, `loop_intervention`, `final_request`
+                               what the loop tells the model after an empty reply, a plan
+                               without a call, a repeated call, and when a budget ran out
+- `steps_summary`, `turns_summary`
+                               the header of folded steps and of folded chat turns ({lines})
 
-This module does not parse replies (`reactlab.parsing`) or run the loop
-(`reactlab.react_agent`). Introduced in notebook 02.
+This module does not parse replies (`reactlab.parsing`), decide when a text is sent
+(`reactlab.guards`, `reactlab.loop`) or run the loop. Introduced in notebook 02.
 """
 
 from __future__ import annotations
@@ -83,8 +89,8 @@ def render_template(name: str, **values: Any) -> str:
 
 def _check_style(style: str) -> str:
     if style not in STYLES:
-        raise ValueError(f"Unknown ReAct style {style!r}: use 'json' (seed 000's JSON blob) or "
-                         f"'action_input' (seed 002's Action / Action Input lines).")
+        raise ValueError(f"Unknown ReAct style {style!r}: use 'json' (the JSON-blob style) or "
+                         f"'action_input' (the Action / Action Input lines).")
     return style
 
 
