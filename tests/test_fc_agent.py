@@ -12,7 +12,7 @@ import json
 import threading
 import time
 
-import httpx2
+import httpx
 import openai
 import pytest
 from fakes import USAGE, Reply, message_problems, tool_call
@@ -334,14 +334,14 @@ def test_token_budget():
 # --- providers ----------------------------------------------------------------------------
 
 def _req():
-    return httpx2.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+    return httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
 
 
 def test_provider_http_error_ends_with_status_error():
     body = {"message": "messages with role 'tool' must follow a tool_calls message",
             "type": "invalid_request_error"}
     exc = openai.BadRequestError("Error code: 400", body=body,
-                                 response=httpx2.Response(400, request=_req()))
+                                 response=httpx.Response(400, request=_req()))
     conn = FakeConn(reply(None, [("get_weather", '{"location": "北京"}')]), exc)
     r = run(conn)
     assert r.status == "provider_error" and r.answer is None
