@@ -1,5 +1,5 @@
 """The calculator's contract, measured: a number or a ValueError within 0.5 s for any text of
-<= 1000 characters (DESIGN.md). Writes benchmarks/results/calculator.md.
+<= 1000 characters (see reactlab/tools/calculator.py). Writes benchmarks/results/calculator.md.
 
 Inputs: the adversarial expressions of tests/test_calculator.py (huge powers, deep nesting,
 long argument lists, function calls) plus random expressions of up to 1000 characters. Each is
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from reactlab.calculator import calculator
+from reactlab.tools.calculator import calculator
 
 BOUND_S = 0.5
 ADVERSARIAL = [

@@ -31,9 +31,9 @@ from collections.abc import Callable
 from typing import Any
 
 from reactlab.guards import EMPTY_REPLY_NUDGE, NARRATED_CALL_NUDGE, Guards, budget_status
-from reactlab.parallel import execute_calls
 from reactlab.runlog import RunResult, Step, ToolCallRecord, add_usage, format_step
 from reactlab.streaming import ToolCallAccumulator
+from reactlab.tools import execute_calls
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are a helpful assistant that solves tasks by calling tools.

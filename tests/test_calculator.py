@@ -1,30 +1,31 @@
-"""Tests for reactlab.calculator, the safe calculator behind the course tool `calculator`.
+"""Tests for reactlab.tools.calculator, the safe calculator registered as the tool `calculator`.
 
-Seed 001's headline task is a named test: test_calculator_savings_306_times_5. The contract
-(`from reactlab.tools import calculator`: a number or a ValueError, quickly, for any text of
-<= 1000 characters) is exercised by hypothesis and by deliberately huge inputs, under pytest
+The savings question's last step is a named test: test_calculator_savings_306_times_5. The
+contract (`from reactlab.tools import calculator`: a number or a ValueError, quickly, for any
+text of <= 1000 characters, and only a ValueError for anything longer or odder) is exercised by
+hypothesis and by deliberately huge inputs, under pytest
 timeouts that only catch a hang: timings are never asserted in tests (house rule); the
 calculator's bounds are structural (size, nesting and exponent limits checked before work).
 """
 
 from __future__ import annotations
 
-import subprocess
+import ast
 import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import reactlab.calculator
-from reactlab import course_tools
-from reactlab.tools import calculator, default_registry
+import reactlab.tools
+from reactlab.tools import Tool, calculator, default_registry
 
 
 def test_calculator_savings_306_times_5():
-    """Seed 001's headline task: 今天是几号, 到 2027-01-01 还有多少天, 每天存 5 元一共多少."""
+    """The savings question's last step: 今天是几号, 到 2027-01-01 还有多少天, 每天存 5 元一共多少."""
     assert calculator("306 * 5") == 1530
     assert type(calculator("306 * 5")) is int
 
@@ -147,20 +148,27 @@ def test_calculator_description_for_models():
 
 
 
-# --- one calculator, three import paths -----------------------------------------------------
+# --- one calculator, two import paths ------------------------------------------------------
 
-def test_the_course_tool_is_the_calculator_module_registered():
-    assert course_tools.calculator is calculator  # reactlab.tools re-exports the course tool
-    assert calculator.func is reactlab.calculator.calculator
-    assert calculator.name == "calculator" and "calculator" in default_registry()
-    assert reactlab.calculator.calculator("306 * 5") == 1530
+def test_the_course_tool_is_the_calculator_module_tool():
+    from reactlab.tools.calculator import MAX_EXPRESSION_CHARS
+    from reactlab.tools.calculator import calculator as from_module
+
+    assert from_module is calculator  # reactlab.tools re-exports the module's tool
+    assert isinstance(calculator, Tool) and not isinstance(calculator.func, Tool)
+    assert reactlab.tools.calculator is calculator  # the package attribute is the tool too
+    assert calculator.name == "calculator" and default_registry().get("calculator") is calculator
+    assert calculator.func("306 * 5") == 1530 and calculator.max_chars == MAX_EXPRESSION_CHARS
 
 
-def test_calculator_module_needs_no_tools():
-    code = ("import sys; from reactlab.calculator import calculator; "
-            "print(calculator('306 * 5'), 'reactlab.tools' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["1530", "False"]
+def test_calculator_module_needs_only_the_registry():
+    """It imports `tool` and nothing else of reactlab: no other course tool, no network."""
+    source = sys.modules["reactlab.tools.calculator"].__file__
+    tree = ast.parse(Path(source).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for a in node.names}
+    assert {m for m in imported if m.startswith("reactlab")} == {"reactlab.tools.registry"}
 
 
 def test_description_names_operators_functions_and_an_average():
