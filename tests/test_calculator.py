@@ -333,3 +333,57 @@ def test_round_is_within_half_a_unit_of_the_last_digit(x, digits):
     result = calculator(f"round({x!r}, {digits})")
     assert abs(result - x) <= 0.5 * 10**-digits + 1e-9
     assert result == calculator(f"round({result!r}, {digits})")  # rounding twice changes nothing
+
+
+# --- any input at all: only a ValueError, never a RecursionError or TypeError ----------------
+
+@pytest.mark.parametrize("expression, message", [
+    ("1" + "()" * 331, "cannot be called"),  # was a RecursionError (ast.unparse recursed)
+    ("1" + "()" * 499, "cannot be called"),
+    ("max(1)" + "(1)" * 300, "cannot be called"),
+    ("(1)" + "[0]" * 330, "indexing is not allowed"),
+    ("1" + ".real" * 199, "could not read"),
+    ("1" + "**1" * 333, None),
+    ("-(" * 100 + "1" + ")" * 100, None),
+])
+@pytest.mark.timeout(60)  # a hang guard, not a timing assert
+def test_chained_postfix_operations_do_not_recurse(expression, message):
+    assert len(expression) <= 1000
+    if message is None:
+        _assert_number_or_value_error(expression)
+    else:
+        with pytest.raises(ValueError, match=message):
+            calculator(expression)
+
+
+@pytest.mark.parametrize("expression", [
+    "1" + "()" * 50_000, "(" * 100_000, "9" * 100_000, "1+" * 50_000 + "1", "北" * 100_000,
+    "max(" * 25_000, "2³" * 50_000, " " * 99_999 + "1",
+], ids=lambda e: f"{e[:6]}…{len(e)}")
+@pytest.mark.timeout(60)
+def test_inputs_up_to_100k_characters_are_refused_before_any_work(expression):
+    with pytest.raises(ValueError, match="expression too long"):
+        calculator(expression)
+
+
+@pytest.mark.parametrize("value", [
+    10**5000, [1, 2], {"a": 1}, b"306*5", {1}, 1 + 2j, None, object(), float("nan"),
+    float("inf"),
+], ids=lambda v: type(v).__name__)
+def test_values_that_are_not_text_raise_only_value_error(value):
+    with pytest.raises(ValueError):
+        calculator(value)
+
+
+_postfix_chains = st.tuples(
+    st.sampled_from(["1", "max(1)", "(2)", "abs", "9**9"]),
+    st.lists(st.sampled_from(["()", "(1)", ".a", "[0]", "**2", "*-1", ")", "(", "+", "^", "²"]),
+             max_size=600),
+).map(lambda t: t[0] + "".join(t[1]))
+
+
+@pytest.mark.timeout(600)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(_postfix_chains, st.text(min_size=1001, max_size=5000)))
+def test_calculator_long_and_chained_text_gives_a_number_or_value_error(text):
+    _assert_number_or_value_error(text)

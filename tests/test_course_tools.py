@@ -113,8 +113,9 @@ class _CMA(BaseHTTPRequestHandler):
     """Answers like weather.cma.cn: /api/autocomplete?q=… and /api/now/<station>."""
 
     stations: ClassVar[dict] = {"北京": "54511|北京|Beijing|中国", "苏州": "58349|苏州|Suzhou|中国"}
-    mode = "ok"  # ok | error_code | http_500 | bad_json | slow | empty
+    mode = "ok"  # ok | error_code | http_500 | bad_json | slow | empty | drip_body | drip_headers
     seen: ClassVar[list[str]] = []
+    drip_gap = 0.05  # seconds between two bytes of a dripped answer (always below the timeout)
 
     def log_message(self, *args):  # keep pytest output clean
         pass
@@ -124,6 +125,8 @@ class _CMA(BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         if self.mode == "slow":
             time.sleep(1.5)
+        if self.mode.startswith("drip"):
+            return self._drip()
         if self.mode == "http_500":
             return self._send(500, b"server error")
         if self.mode == "bad_json":
@@ -146,6 +149,23 @@ class _CMA(BaseHTTPRequestHandler):
                 "alarm": [], "jieQi": "", "lastUpdate": "2026/03/01 10:00"}})
         return self._send(404, b"not found")
 
+    def _drip(self):
+        """One byte at a time, each well inside the socket timeout, the whole far beyond it."""
+        body = json.dumps({"msg": "success", "code": 0, "data": ["54511|北京|Beijing|中国"]},
+                          ensure_ascii=False).encode() + b" " * 2_000
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: {'x' * 20}"
+                f"\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        if self.mode == "drip_body":
+            self.wfile.write(head)
+            head = b""
+        try:
+            for i in range(len(head + body)):
+                self.wfile.write((head + body)[i:i + 1])
+                self.wfile.flush()
+                time.sleep(self.drip_gap)
+        except OSError:  # the client gave up: that is the point
+            pass
+
     def _json(self, payload):
         self._send(200, json.dumps(payload, ensure_ascii=False).encode("utf-8"))
 
@@ -157,10 +177,15 @@ class _CMA(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # a client that gave up (timeouts, the dripping tests) is expected here
+
+
 @pytest.fixture
 def cma(monkeypatch):
     """A CMA-shaped server on a free loopback port, with live mode switched on."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _CMA)
+    server = _QuietServer(("127.0.0.1", 0), _CMA)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                               daemon=True)
@@ -212,6 +237,18 @@ def test_live_weather_times_out_then_falls_back(cma, monkeypatch):
     answer = get_weather("广州")
     assert answer.startswith("(live weather failed: ") and "timed out" in answer
     assert "广州: 24.2°C" in answer
+
+
+@pytest.mark.parametrize("mode", ["drip_body", "drip_headers"])
+@pytest.mark.timeout(60)  # a hang guard only: the deadline is what ends the call (no timing assert)
+def test_live_weather_has_one_deadline_for_the_whole_lookup(cma, monkeypatch, mode):
+    """A server that drips a byte every 0.05 s never trips a 0.5 s per-read timeout; the
+    answer would take minutes. The total deadline ends the call and the snapshot answers."""
+    cma.mode = mode
+    monkeypatch.setenv("REACTLAB_WEATHER_TIMEOUT", "0.5")
+    answer = get_weather("北京")
+    assert answer.startswith("(live weather failed: TimeoutError: timed out: the CMA API did "
+                             "not answer within 0.5 s; showing the bundled snapshot) 北京: 23.4°C")
 
 
 def _closed_port() -> int:
@@ -366,3 +403,25 @@ def test_search_docs_no_match_and_empty_query():
         search_docs("  ? ! ")
 
 
+# --- length bounds --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, args", [
+    ("search_docs", {"query": "故宫 " * 50_000}),
+    ("get_weather", {"location": "北京" * 50_000}),
+    ("get_closing_price", {"name": "茅台" * 50_000}),
+    ("days_between", {"date1": "2026-03-01" * 10_000, "date2": "2027-01-01"}),
+    ("calculator", {"expression": "1+" * 50_000 + "1"}),
+])
+def test_course_tools_refuse_a_100k_character_argument(name, args):
+    text, is_error = default_registry().run(name, args)
+    assert is_error and f"Error: {name}: argument " in text and "is too long" in text
+    assert "the limit is 2,000" in text or (name == "calculator" and "limit is 1,000" in text)
+
+
+def test_every_course_tool_with_a_text_argument_is_bounded():
+    for t in default_registry():
+        if t.parameters["properties"]:
+            assert t.max_chars is not None and t.max_chars <= bundled.MAX_INPUT_CHARS, t.name
+    # at the bound the tool runs as usual
+    text, is_error = default_registry().run("search_docs", {"query": ("dim sum " * 250)[:2000]})
+    assert not is_error and text.startswith("search_docs: ")

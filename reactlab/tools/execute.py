@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reactlab.jsonish import loads_lenient
-from reactlab.tools.registry import ToolRegistry, shown
+from reactlab.tools.registry import ToolRegistry, exc_text
 
 MAX_WORKERS = 4  # simplification: a fixed small pool; the course tools are quick
 MAX_CALLS = 8  # calls run per reply; a model that asks for 50 gets 8 and a note for the rest
@@ -107,7 +107,7 @@ def run_one(registry: ToolRegistry, call: dict) -> CallOutcome:
         try:
             outcome.observation, outcome.error = registry.run(name, args)
         except Exception as exc:  # noqa: BLE001 - run() promises not to raise; be safe anyway
-            outcome.observation = f"Error: {name} failed: {type(exc).__name__}: {shown(exc)}"
+            outcome.observation = f"Error: {name} failed: {type(exc).__name__}: {exc_text(exc)}"
             outcome.error = True
     outcome.latency_ms = (time.perf_counter() - start) * 1000
     return outcome

@@ -171,7 +171,8 @@ def as_text(result: Any) -> str:
         return shown(result)
 
 
-def _safe_str(exc: BaseException) -> str:
+def exc_text(exc: BaseException) -> str:
+    """An exception's message, even when its __str__ itself fails. Example: KeyError("a") -> "'a'"."""
     try:
         return str(exc)
     except Exception:  # noqa: BLE001  (an exception whose __str__ itself fails)
@@ -346,8 +347,8 @@ class ToolRegistry:
                 return f"Error: {hint}", True
             return self.call(name, args), False
         except ToolError as exc:
-            return f"Error: {_safe_str(exc)}", True
+            return f"Error: {exc_text(exc)}", True
         except (Exception, SystemExit) as exc:  # noqa: BLE001  (the point of run())
-            message = _safe_str(exc) or "(no message)"
+            message = exc_text(exc) or "(no message)"
             who = name if isinstance(name, str) else shown(name)
             return f"Error: {who} failed: {type(exc).__name__}: {message}", True
