@@ -45,12 +45,12 @@ def _clean_env(monkeypatch):
 # --- get_weather ----------------------------------------------------------------------------
 
 def test_weather_beijing_guangzhou():
-    """Seed 000's headline task: the weather of 北京 and 广州, one call per city."""
+    """The headline weather task: the weather of 北京 and 广州, one call per city."""
     reg = default_registry()
     beijing, err1 = reg.run("get_weather", {"location": "北京"})
     guangzhou, err2 = reg.run("get_weather", {"location": "广州"})
     assert not err1 and not err2
-    # the figures of the CMA responses quoted in seed 000 (2025/04/26 15:00)
+    # the figures of the bundled CMA snapshot (2025/04/26 15:00)
     for fragment in ("北京: 23.4°C", "feels like 23.1°C", "humidity 43%", "西南风 2.7 m/s (微风)",
                      "pressure 1005 hPa"):
         assert fragment in beijing
@@ -283,7 +283,7 @@ def test_live_weather_still_refuses_two_cities(cma):
 # --- closing prices -------------------------------------------------------------------------
 
 def test_closing_prices_qingdao_vs_moutai():
-    """Seed 002's headline task: 青岛啤酒 vs 贵州茅台, with the seed's exact figures."""
+    """The headline stock task: 青岛啤酒 vs 贵州茅台, with the bundled example figures."""
     reg = default_registry()
     qingdao, _ = reg.run("get_closing_price", {"name": "青岛啤酒"})
     moutai, _ = reg.run("get_closing_price", {"name": "贵州茅台"})

@@ -502,3 +502,15 @@ def test_run_never_raises_for_any_python_value(name, args):
     text, is_error = default_registry().run(name, args)
     assert isinstance(text, str) and isinstance(is_error, bool)
     assert text.startswith("Error: ") or not is_error
+
+
+def test_a_long_result_json_cannot_carry_is_shown_in_full():
+    reg = ToolRegistry()
+
+    @reg.register
+    def dates() -> dict:
+        """Many dates."""
+        return {f"day{i}": dt.date(2026, 3, 1) for i in range(20)}
+
+    text = reg.call("dates")
+    assert text.count("datetime.date(2026, 3, 1)") == 20

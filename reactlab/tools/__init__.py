@@ -16,7 +16,8 @@ default_registry, tool, calculator`. Note that `reactlab.tools.calculator` is th
 `from reactlab.tools.calculator import MAX_EXPRESSION_CHARS`.
 
 Deliberately NOT here: tools that are not part of the course, and agents (`reactlab.react_agent`,
-`reactlab.fc_agent`). Introduced in notebook 04 (tools are data plus a function).
+`reactlab.fc_agent`). First imported in notebook 02; explained in notebook 04 (tools are data
+plus a function).
 """
 
 from reactlab.tools.calculator import calculator

@@ -5,9 +5,10 @@ operators + - * / // % ** and parentheses, and calls of four functions, `max(...
 `abs(x)` and `round(x)` / `round(x, digits)`. Every step is bounded (1000 characters, 100
 levels of parentheses, integers below 10**1000, exponents checked *before* they are computed),
 so any input of <= 1000 characters ends quickly with a number or a ValueError whose message
-tells the model what to write instead, and longer input is refused before any work (no
-recursion anywhere: 500 chained calls `1()()()…` are refused, not a RecursionError). Model and keyboard habits are accepted: `^` means power
-(2^10 -> 1024; there is no XOR), ×, ÷, full-width digits and superscripts (2³).
+tells the model what to write instead; longer input is refused before any work. Nothing
+recurses: 500 chained calls `1()()()…` are refused with a sentence, not a RecursionError.
+Model and keyboard habits are accepted: `^` means power (2^10 -> 1024; there is no XOR), ×, ÷,
+full-width digits and superscripts (2³).
 
 Deliberately NOT here: variables, other functions (sqrt, log, sin: write x ** 0.5), keyword or
 starred arguments, lists, comparisons, complex numbers, units, arbitrary precision decimals.

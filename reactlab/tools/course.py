@@ -23,5 +23,8 @@ COURSE_TOOL_NAMES = tuple(t.name for t in COURSE_TOOLS)
 
 
 def default_registry() -> ToolRegistry:
-    """A fresh registry with the course tools. Example: default_registry().names()[0] -> "get_weather"."""
+    """A fresh registry with the course tools.
+
+    Example: default_registry().names()[0] -> "get_weather"
+    """
     return ToolRegistry(COURSE_TOOLS)

@@ -1,6 +1,6 @@
 """Run the tool calls of one model reply: decode arguments, call tools, keep the call order.
 
-Both agents run their tools through `execute_calls`. A native reply may ask for several tools
+`execute_calls` serves both agents. A native reply may ask for several tools
 at once (北京 *and* 广州 weather); calls that do not depend on each other run at the same time
 in a thread pool, and their results still come back in the order the model asked, so each
 `role: "tool"` message lines up with its call. A tool marked `side_effects=True` (it writes,
@@ -139,7 +139,7 @@ def execute_calls(registry: ToolRegistry, calls: list[dict], parallel: bool = Tr
     Example: [get_weather(北京), get_weather(广州), send_email(…), get_today()] runs as
              {北京, 广州} together, then send_email alone, then get_today.
     """
-    calls = list(calls)
+    calls = list(calls or [])
     limit = max(int(max_calls), 0)
     to_run, skipped = calls[:limit], calls[limit:]
     tail = [_not_run(c, limit, len(calls)) for c in skipped]

@@ -164,15 +164,15 @@ def as_text(result: Any) -> str:
         try:
             return json.dumps(result, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
-            return shown(result)
+            pass  # a date inside, say: its repr is still readable
     try:
         return str(result)
-    except Exception:  # noqa: BLE001  (an int over 4300 digits, a broken __str__)
+    except Exception:  # noqa: BLE001  (an int over 4300 digits, 5000 nested lists, a broken __str__)
         return shown(result)
 
 
 def exc_text(exc: BaseException) -> str:
-    """An exception's message, even when its __str__ itself fails. Example: KeyError("a") -> "'a'"."""
+    """An exception's message, even when its __str__ fails. Example: KeyError("a") -> "'a'"."""
     try:
         return str(exc)
     except Exception:  # noqa: BLE001  (an exception whose __str__ itself fails)

@@ -12,7 +12,7 @@ hold a call longer than that.
 Deliberately NOT here: forecasts, several cities per call (the model must make one call per
 city), caching of live answers, retries. Simplification: a live lookup that misses its deadline
 is abandoned, not cancelled; its daemon thread ends at its own next socket timeout.
-First used in notebook 02; the two-city question (北京 and 广州) runs through notebooks 02-05.
+First used in notebook 02.
 """
 
 from __future__ import annotations
