@@ -1,5 +1,5 @@
 """The calculator's contract, measured: a number or a ValueError within 0.5 s for any text of
-<= 1000 characters (DESIGN.md). Writes benchmarks/results/calculator.md.
+<= 1000 characters (see reactlab/tools/calculator.py). Writes benchmarks/results/calculator.md.
 
 Inputs: the adversarial expressions of tests/test_calculator.py (huge powers, deep nesting,
 long argument lists, function calls) plus random expressions of up to 1000 characters. Each is
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from reactlab.calculator import calculator
+from reactlab.tools.calculator import calculator
 
 BOUND_S = 0.5
 ADVERSARIAL = [
@@ -34,6 +34,7 @@ ADVERSARIAL = [
     "max(" + "1, " * 333 + "1)", "9" * 1000, "-" * 999 + "1", "+".join(["1"] * 500),
     "*".join(["99999999"] * 111), "/".join(["7"] * 500), "%".join(["987654321"] * 99),
     "2**" * 333 + "2", "1e308 * 1e308", "306 * 5",
+    "1" + "()" * 499, "max(1)" + "(1)" * 331, "(1)" + "[0]" * 332,  # chained calls, no recursion
 ]
 
 

@@ -272,7 +272,7 @@ def registry_for(task: Task):
 
     wrapped = Tool(name=original.name, description=original.description,
                    parameters=original.parameters, func=flaky,
-                   side_effects=original.side_effects)
+                   side_effects=original.side_effects, max_chars=original.max_chars)
     return ToolRegistry(wrapped if t.name == original.name else t for t in registry)
 
 

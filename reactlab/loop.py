@@ -29,10 +29,9 @@ from reactlab.completion import Reply, complete
 from reactlab.connection import connect
 from reactlab.guards import Guards, budget_event, count_parse_errors
 from reactlab.http import ProviderError
-from reactlab.parallel import execute_calls  # TEMP until the tools package lands
 from reactlab.report import format_step
 from reactlab.runlog import RunResult, Step, ToolCallRecord
-from reactlab.tools import ToolRegistry, default_registry
+from reactlab.tools import ToolRegistry, default_registry, execute_calls
 
 
 class AgentError(Exception):

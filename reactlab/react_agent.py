@@ -17,7 +17,6 @@ notebook 04; the guards in notebook 07.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -152,10 +151,9 @@ class ReActStep:
         if isinstance(parsed, FinalAnswer):
             step.kind = "final"
             return parsed.answer
-        # One call, through the same executor as native calls; a plain-string argument is
-        # sent as a JSON string so it arrives as that string, not as JSON to decode.
-        call = {"id": None, "function": {"name": parsed.tool, "arguments": json.dumps(
-            parsed.args, ensure_ascii=False) if isinstance(parsed.args, str) else parsed.args}}
+        # One call, through the same executor as native calls. No id: the arguments are the
+        # parser's, already decoded (a plain "北京" stays a string for a one-parameter tool).
+        call = {"id": None, "function": {"name": parsed.tool, "arguments": parsed.args}}
         run_tools(self.registry, [call], self.guards, step)
         step.tool_calls[0].raw_arguments = None
         return None

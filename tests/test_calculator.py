@@ -1,30 +1,31 @@
-"""Tests for reactlab.calculator, the safe calculator behind the course tool `calculator`.
+"""Tests for reactlab.tools.calculator, the safe calculator registered as the tool `calculator`.
 
-Seed 001's headline task is a named test: test_calculator_savings_306_times_5. The contract
-(`from reactlab.tools import calculator`: a number or a ValueError, quickly, for any text of
-<= 1000 characters) is exercised by hypothesis and by deliberately huge inputs, under pytest
+The savings question's last step is a named test: test_calculator_savings_306_times_5. The
+contract (`from reactlab.tools import calculator`: a number or a ValueError, quickly, for any
+text of <= 1000 characters, and only a ValueError for anything longer or odder) is exercised by
+hypothesis and by deliberately huge inputs, under pytest
 timeouts that only catch a hang: timings are never asserted in tests (house rule); the
 calculator's bounds are structural (size, nesting and exponent limits checked before work).
 """
 
 from __future__ import annotations
 
-import subprocess
+import ast
 import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import reactlab.calculator
-from reactlab import course_tools
-from reactlab.tools import calculator, default_registry
+import reactlab.tools
+from reactlab.tools import Tool, calculator, default_registry
 
 
 def test_calculator_savings_306_times_5():
-    """Seed 001's headline task: 今天是几号, 到 2027-01-01 还有多少天, 每天存 5 元一共多少."""
+    """The savings question's last step: 今天是几号, 到 2027-01-01 还有多少天, 每天存 5 元一共多少."""
     assert calculator("306 * 5") == 1530
     assert type(calculator("306 * 5")) is int
 
@@ -147,20 +148,27 @@ def test_calculator_description_for_models():
 
 
 
-# --- one calculator, three import paths -----------------------------------------------------
+# --- one calculator, two import paths ------------------------------------------------------
 
-def test_the_course_tool_is_the_calculator_module_registered():
-    assert course_tools.calculator is calculator  # reactlab.tools re-exports the course tool
-    assert calculator.func is reactlab.calculator.calculator
-    assert calculator.name == "calculator" and "calculator" in default_registry()
-    assert reactlab.calculator.calculator("306 * 5") == 1530
+def test_the_course_tool_is_the_calculator_module_tool():
+    from reactlab.tools.calculator import MAX_EXPRESSION_CHARS
+    from reactlab.tools.calculator import calculator as from_module
+
+    assert from_module is calculator  # reactlab.tools re-exports the module's tool
+    assert isinstance(calculator, Tool) and not isinstance(calculator.func, Tool)
+    assert reactlab.tools.calculator is calculator  # the package attribute is the tool too
+    assert calculator.name == "calculator" and default_registry().get("calculator") is calculator
+    assert calculator.func("306 * 5") == 1530 and calculator.max_chars == MAX_EXPRESSION_CHARS
 
 
-def test_calculator_module_needs_no_tools():
-    code = ("import sys; from reactlab.calculator import calculator; "
-            "print(calculator('306 * 5'), 'reactlab.tools' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["1530", "False"]
+def test_calculator_module_needs_only_the_registry():
+    """It imports `tool` and nothing else of reactlab: no other course tool, no network."""
+    source = sys.modules["reactlab.tools.calculator"].__file__
+    tree = ast.parse(Path(source).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for a in node.names}
+    assert {m for m in imported if m.startswith("reactlab")} == {"reactlab.tools.registry"}
 
 
 def test_description_names_operators_functions_and_an_average():
@@ -325,3 +333,57 @@ def test_round_is_within_half_a_unit_of_the_last_digit(x, digits):
     result = calculator(f"round({x!r}, {digits})")
     assert abs(result - x) <= 0.5 * 10**-digits + 1e-9
     assert result == calculator(f"round({result!r}, {digits})")  # rounding twice changes nothing
+
+
+# --- any input at all: only a ValueError, never a RecursionError or TypeError ----------------
+
+@pytest.mark.parametrize("expression, message", [
+    ("1" + "()" * 331, "cannot be called"),  # was a RecursionError (ast.unparse recursed)
+    ("1" + "()" * 499, "cannot be called"),
+    ("max(1)" + "(1)" * 300, "cannot be called"),
+    ("(1)" + "[0]" * 330, "indexing is not allowed"),
+    ("1" + ".real" * 199, "could not read"),
+    ("1" + "**1" * 333, None),
+    ("-(" * 100 + "1" + ")" * 100, None),
+])
+@pytest.mark.timeout(60)  # a hang guard, not a timing assert
+def test_chained_postfix_operations_do_not_recurse(expression, message):
+    assert len(expression) <= 1000
+    if message is None:
+        _assert_number_or_value_error(expression)
+    else:
+        with pytest.raises(ValueError, match=message):
+            calculator(expression)
+
+
+@pytest.mark.parametrize("expression", [
+    "1" + "()" * 50_000, "(" * 100_000, "9" * 100_000, "1+" * 50_000 + "1", "北" * 100_000,
+    "max(" * 25_000, "2³" * 50_000, " " * 99_999 + "1",
+], ids=lambda e: f"{e[:6]}…{len(e)}")
+@pytest.mark.timeout(60)
+def test_inputs_up_to_100k_characters_are_refused_before_any_work(expression):
+    with pytest.raises(ValueError, match="expression too long"):
+        calculator(expression)
+
+
+@pytest.mark.parametrize("value", [
+    10**5000, [1, 2], {"a": 1}, b"306*5", {1}, 1 + 2j, None, object(), float("nan"),
+    float("inf"),
+], ids=lambda v: type(v).__name__)
+def test_values_that_are_not_text_raise_only_value_error(value):
+    with pytest.raises(ValueError):
+        calculator(value)
+
+
+_postfix_chains = st.tuples(
+    st.sampled_from(["1", "max(1)", "(2)", "abs", "9**9"]),
+    st.lists(st.sampled_from(["()", "(1)", ".a", "[0]", "**2", "*-1", ")", "(", "+", "^", "²"]),
+             max_size=600),
+).map(lambda t: t[0] + "".join(t[1]))
+
+
+@pytest.mark.timeout(600)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(_postfix_chains, st.text(min_size=1001, max_size=5000)))
+def test_calculator_long_and_chained_text_gives_a_number_or_value_error(text):
+    _assert_number_or_value_error(text)

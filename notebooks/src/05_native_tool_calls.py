@@ -401,14 +401,14 @@ for m in tool_messages:
 #
 # ### This now lives in the package
 #
-# `reactlab.parallel.execute_calls` takes the calls in the API's own shape and returns one outcome
+# `reactlab.tools.execute_calls` takes the calls in the API's own shape and returns one outcome
 # per call, in call order. It also knows what the hand-written version does not: a tool marked
 # `side_effects=True` (booking, sending, paying) never runs in parallel — it waits for the calls
 # before it and runs alone.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from reactlab.parallel import execute_calls
+from reactlab.tools import execute_calls
 
 api_shaped = [{"id": c["id"], "type": "function",
                "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]

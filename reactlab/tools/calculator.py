@@ -5,17 +5,21 @@ operators + - * / // % ** and parentheses, and calls of four functions, `max(...
 `abs(x)` and `round(x)` / `round(x, digits)`. Every step is bounded (1000 characters, 100
 levels of parentheses, integers below 10**1000, exponents checked *before* they are computed),
 so any input of <= 1000 characters ends quickly with a number or a ValueError whose message
-tells the model what to write instead. Model and keyboard habits are accepted: `^` means power
-(2^10 -> 1024; there is no XOR), ×, ÷, full-width digits and superscripts (2³).
+tells the model what to write instead; longer input is refused before any work. Nothing
+recurses: 500 chained calls `1()()()…` are refused with a sentence, not a RecursionError.
+Model and keyboard habits are accepted: `^` means power (2^10 -> 1024; there is no XOR), ×, ÷,
+full-width digits and superscripts (2³).
 
 Deliberately NOT here: variables, other functions (sqrt, log, sin: write x ** 0.5), keyword or
 starred arguments, lists, comparisons, complex numbers, units, arbitrary precision decimals.
 `round` rounds halves away from zero as taught in school (round(2.5) -> 3), not like Python's
-round (banker's rounding, 2). This module knows nothing about tools: `reactlab.course_tools`
-registers `calculator` as the course tool of that name (`from reactlab.tools import calculator`).
+round (banker's rounding, 2). `calculator` is a `Tool` (registered with `@tool`), and calling it
+calls the function: `from reactlab.tools import calculator; calculator("306 * 5") -> 1530`.
+Inside an agent it is bounded twice: the registry refuses an expression over 1000 characters
+before it runs, and the function itself refuses one too (a direct call from Python).
 
 Introduced in notebook 05, as the last step of the savings chain get_today -> days_between ->
-calculator (seed 001).
+calculator ("今天是几号…每天存 5 元").
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ import threading
 import warnings
 from collections import deque
 from decimal import ROUND_HALF_UP, Context, Decimal
+
+from reactlab.tools.registry import shown, tool
 
 MAX_EXPRESSION_CHARS = 1000
 MAX_DIGITS = 1000  # integers stay below 10**1000, during evaluation and in the result
@@ -187,11 +193,13 @@ def _evaluate(tree: ast.Expression) -> int | float:
     return values[0]
 
 
-def _refuse_call(node: ast.Call) -> str | None:
+def _refuse_call(node: ast.Call, source: str) -> str | None:
     """Why a call is not allowed (a whole sentence), or None for a whitelisted call."""
     func = node.func
     if not isinstance(func, ast.Name):
-        shown = ast.unparse(func)
+        # the source text, not ast.unparse: unparse recurses and 330 chained calls `1()()…`
+        # would end in a RecursionError
+        shown = ast.get_source_segment(source, func) or "this"
         shown = shown if len(shown) <= 30 else shown[:30] + "…"
         why = "attributes are not allowed" if isinstance(func, ast.Attribute) else \
             "it is not a function"
@@ -243,7 +251,7 @@ def _refuse(node: ast.AST) -> str | None:
     return _REFUSED.get(type(node), f"{type(node).__name__} is not allowed")
 
 
-def _validate(tree: ast.Expression) -> None:
+def _validate(tree: ast.Expression, source: str) -> None:
     """Raise ValueError at the first node (outermost first, like ast.walk) that is not allowed.
 
     A whitelisted call's function name and keywords are checked by _refuse_call and not walked,
@@ -253,7 +261,7 @@ def _validate(tree: ast.Expression) -> None:
     while todo:
         node = todo.popleft()
         if isinstance(node, ast.Call):
-            sentence = _refuse_call(node)
+            sentence = _refuse_call(node, source)
             if sentence:
                 raise ValueError(sentence)
             todo.extend(node.args)
@@ -267,6 +275,7 @@ def _validate(tree: ast.Expression) -> None:
         todo.extend(ast.iter_child_nodes(node))
 
 
+@tool(name="calculator", max_chars=MAX_EXPRESSION_CHARS)
 def calculator(expression: str) -> int | float:
     """Evaluate an arithmetic expression exactly: operators + - * / // % ** and parentheses,
     functions max, min, abs, round(x, digits). An average: (a + b + c) / 3 with your numbers.
@@ -281,11 +290,13 @@ def calculator(expression: str) -> int | float:
     Example: calculator("306 * 5") -> 1530
     """
     if isinstance(expression, (int, float)) and not isinstance(expression, bool):
+        if isinstance(expression, int) and expression.bit_length() > _MAX_BITS:
+            raise ValueError(f"a number has more than {MAX_DIGITS} digits.")
         expression = str(expression)
     if not isinstance(expression, str):
         # ValueError, not TypeError: the calculator's contract is "a number or a ValueError"
         raise ValueError(  # noqa: TRY004
-            f"expression must be text like '306 * 5', got {expression!r:.60}.")
+            f"expression must be text like '306 * 5', got {shown(expression, 60)}.")
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ValueError(f"expression too long ({len(expression)} characters; the limit is "
                          f"{MAX_EXPRESSION_CHARS}).")
@@ -311,12 +322,12 @@ def calculator(expression: str) -> int | float:
                          "it like 306 * 5 or (100 + 20) / 3.") from None
     except (ValueError, RecursionError, MemoryError, OverflowError):
         raise ValueError("the expression is too complex to read.") from None
-    _validate(tree)
+    _validate(tree, text)
     try:
         value = _evaluate(tree)
     except ZeroDivisionError:
         raise ValueError("division by zero.") from None
-    except (OverflowError, RecursionError, MemoryError):
+    except (ArithmeticError, RecursionError, MemoryError):  # OverflowError is an ArithmeticError
         raise ValueError("result too large for the calculator.") from None
     if isinstance(value, float):
         value = float(f"{value:.12g}")  # 0.1 + 0.2 -> 0.3, not 0.30000000000000004
