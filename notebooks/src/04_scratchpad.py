@@ -23,11 +23,11 @@
 # %%
 # NBVAL_IGNORE_OUTPUT
 import reactlab
-from reactlab.guards import DEFAULT_FINAL_REQUEST
+from reactlab.prompts import load_template
 from reactlab.parsing import FinalAnswer, ReActParseError, parse_react, strip_invented_observation
 from reactlab.prompts import react_system_prompt, react_user_message
 from reactlab.react_agent import run_react
-from reactlab.runlog import format_step
+from reactlab.report import format_step
 from reactlab.tools import ToolRegistry, get_closing_price, get_weather
 
 conn = reactlab.connect()
@@ -250,14 +250,14 @@ print("ANSWER:", answer_1)
 # request that asks for the best answer from what is known, and label the result as such:
 
 # %%
-print(DEFAULT_FINAL_REQUEST)
+print(load_template("final_request"))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 if answer_1 is None:
     messages = [{"role": "system", "content": react_system_prompt(weather_tools)},
                 {"role": "user", "content": react_user_message(weather_q, pad_1)},
-                {"role": "user", "content": DEFAULT_FINAL_REQUEST}]
+                {"role": "user", "content": load_template("final_request")}]
     last = conn.client.chat.completions.create(model=conn.model, messages=messages,
                                                stop=["Observation:"], max_tokens=200,
                                                temperature=0)

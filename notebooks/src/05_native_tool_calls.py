@@ -516,7 +516,7 @@ print("dates from neither get_today nor the question:", odd or "none")
 # %%
 # NBVAL_IGNORE_OUTPUT
 from reactlab.fc_agent import run_function_calling
-from reactlab.runlog import format_step
+from reactlab.report import format_step
 
 run = run_function_calling(savings_q, tools=savings_tools, conn=conn, max_steps=6)
 for step in run.steps:

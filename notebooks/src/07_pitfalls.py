@@ -27,7 +27,7 @@ import time
 
 import reactlab
 from reactlab.fc_agent import DEFAULT_SYSTEM_PROMPT, run_function_calling
-from reactlab.runlog import format_step
+from reactlab.report import format_step
 from reactlab.tools import ToolRegistry, default_registry, tool
 
 conn = reactlab.connect()
@@ -120,7 +120,7 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from reactlab.runlog import plot_context_growth
+from reactlab.report import plot_context_growth
 
 ax = plot_context_growth(runs, title="search_docs: prompt tokens per step")
 
@@ -132,7 +132,7 @@ ax = plot_context_growth(runs, title="search_docs: prompt tokens per step")
 # (`ToolCallRecord.full_observation`) so nothing is lost for *you*:
 
 # %%
-from reactlab.guards import compact_observation
+from reactlab.compaction import compact_observation
 
 print(compact_observation(observation, 2000) == head_and_tail(observation, 2000))
 
@@ -197,7 +197,7 @@ for i in range(1, len(seen) + 1):
 # with status `"loop"`, after one last request for an answer without tools.
 
 # %%
-from reactlab.guards import LoopDetector
+from reactlab.loop_detector import LoopDetector
 
 detector = LoopDetector(repeat=3)
 print([detector.check("check_report", {"job_id": "job-42"}) for _ in range(3)])
@@ -398,7 +398,7 @@ print(json.dumps(acc.message(), ensure_ascii=False, indent=1))
 # |---|---|
 # | context bloat | tool results piling up in the prompt until it is slow, costly, or too long |
 # | compaction | cutting one observation to head + tail with a visible marker |
-# | history compression | folding old steps into a one-line summary each (`compress_history`) |
+# | history compression | folding old steps into a one-line summary each (`Guards(compress_after=…)`, `reactlab.folding`) |
 # | dead loop | the same call (or A B A B) again and again without progress |
 # | intervention | a `user` message telling the model to stop repeating and answer |
 # | tool error as observation | the exception's message sent to the model instead of crashing |

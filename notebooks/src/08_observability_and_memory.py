@@ -56,7 +56,7 @@ print(run.status, "|", len(run.steps), "steps |", run.answer)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from reactlab.runlog import summary_table
+from reactlab.report import summary_table
 
 display(Markdown(summary_table(run)))
 
@@ -118,7 +118,7 @@ show_trace(run)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from reactlab.runlog import step_rows
+from reactlab.report import step_rows
 
 rows = step_rows(run)
 print(f"{'step':>4} {'kind':<13} {'ms':>6} {'prompt':>6} {'cached':>6} {'new':>5} {'compl':>5} "

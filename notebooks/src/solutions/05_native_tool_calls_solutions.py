@@ -13,7 +13,7 @@ import openai
 
 import reactlab
 from reactlab.fc_agent import run_function_calling
-from reactlab.runlog import format_step
+from reactlab.report import format_step
 from reactlab.streaming import ToolCallAccumulator
 from reactlab.tools import ToolRegistry, default_registry, tool
 

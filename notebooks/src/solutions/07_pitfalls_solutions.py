@@ -9,7 +9,7 @@ import re
 import reactlab
 from reactlab.fc_agent import run_function_calling
 from reactlab.guards import Guards
-from reactlab.runlog import format_step
+from reactlab.report import format_step
 from reactlab.tools import ToolRegistry, default_registry, tool
 
 conn = reactlab.connect()

@@ -10,7 +10,7 @@ import reactlab
 from reactlab.fc_agent import run_function_calling
 from reactlab.guards import Guards
 from reactlab.memory import Conversation
-from reactlab.runlog import compare_table, step_rows, summary_table
+from reactlab.report import compare_table, step_rows, summary_table
 from reactlab.tools import ToolRegistry, default_registry, tool
 
 conn = reactlab.connect()
