@@ -129,7 +129,7 @@ def drift(src: Path, notebook: Path | None = None) -> str | None:
         return f"{name} is missing; build it with `{fix_command(src)}`."
     try:
         committed = nbformat.read(notebook, as_version=4)
-    except Exception as e:  # any unreadable file is drift, with the reader's reason
+    except Exception as e:  # noqa: BLE001 - nbformat raises 5 kinds; any of them is drift
         return f"{name} is not a readable notebook ({e}); rebuild it with `{fix_command(src)}`."
     where = cell_difference(build(src).cells, committed.cells)
     if where is None:
