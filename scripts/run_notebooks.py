@@ -134,8 +134,8 @@ def drift(src: Path, notebook: Path | None = None) -> str | None:
     where = cell_difference(build(src).cells, committed.cells)
     if where is None:
         return None
-    return (f"{name} differs from {_rel(src)}: {where}. Edit the source, not the notebook, "
-            f"then rebuild it with `{fix_command(src)}`.")
+    return (f"{name} differs from {_rel(src)}: {where}. A change made in the notebook belongs "
+            f"in the source; then rebuild it with `{fix_command(src)}`.")
 
 
 def orphans() -> list[Path]:
