@@ -33,8 +33,10 @@ start: model     ## start (or reuse) the local OpenAI-compatible server in the b
 lab: start       ## open the series in JupyterLab
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
-test: model      ## unit tests + every notebook on the local model; stops the server afterwards
-	$(BIN)/python -m pytest; rc=$$?; $(BIN)/reactlab stop; exit $$rc
+# server_guard stops the local server only if this run started it (by pid; one that was already
+# running is left alone) and exits with pytest's code.
+test: model      ## unit tests + every notebook on the local model; stops the server it started
+	$(BIN)/python scripts/server_guard.py -- $(BIN)/python -m pytest
 
 test-unit: setup ## unit tests only (seconds; no model)
 	REACTLAB_SKIP_MODEL=1 $(BIN)/python -m pytest tests -o addopts="-ra -p no:cacheprovider"
