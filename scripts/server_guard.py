@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -41,6 +42,13 @@ def server_pid(port: int) -> int | None:
         return None
     pid = info.get("pid") if info else None
     return pid if isinstance(pid, int) and pid > 0 else None
+
+
+def port_in_use(port: int) -> bool:
+    """Whether something listens on 127.0.0.1:`port` (answering /health or not)."""
+    with socket.socket() as s:
+        s.settimeout(1.0)
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def command_line(pid: int) -> str | None:
@@ -104,14 +112,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"server_guard: {e}", file=sys.stderr)
         return 2
     before = server_pid(port)
-    if before:
-        print(f"server_guard: a reactlab server is already running on port {port} (pid {before}); "
-              f"it will be left running.", flush=True)
+    # Something listens but did not say who it is (a server too busy to answer /health in
+    # time, another program): whatever answers afterwards may be that, so stop nothing.
+    unknown = before is None and port_in_use(port)
+    if before or unknown:
+        who = f"a reactlab server (pid {before})" if before else "something that did not answer /health"
+        print(f"server_guard: {who} is already on port {port}; it will be left running.", flush=True)
     try:
         return run(argv)
     finally:
         after = server_pid(port)
-        if after and after != before:
+        if after and after != before and not unknown:
             print(f"server_guard: {stop_server(port, after)}", flush=True)
 
 

@@ -65,7 +65,7 @@ def test_a_server_running_before_is_left_running(isolated, capsys):
     assert guard.main(["--", *CONNECT]) == 0  # the command reuses it
     assert health(isolated)["pid"] == pid
     out = capsys.readouterr().out
-    assert f"already running on port {isolated} (pid {pid}); it will be left running" in out
+    assert f"a reactlab server (pid {pid}) is already on port {isolated}; it will be left" in out
     assert "stopped" not in out
 
 
@@ -158,3 +158,25 @@ def test_sigterm_to_the_guard_still_stops_the_server_it_saw_start(isolated):
     assert proc.returncode == 128 + 15
     assert "stopped the reactlab server this run started" in out
     assert health(isolated) is None
+
+
+def test_a_port_busy_before_the_run_means_nothing_is_stopped(isolated, monkeypatch, capsys):
+    # A developer's server too busy to answer /health at the start looks like "no server":
+    # the port being in use is what says it may not be ours.
+    answers = iter([None])
+    real = guard.server_pid
+    monkeypatch.setattr(guard, "server_pid", lambda port: next(answers, None) or real(port))
+    monkeypatch.setattr(guard, "port_in_use", lambda port: True)
+    assert guard.main(["--", *CONNECT]) == 0
+    assert health(isolated) is not None  # left running (the fixture stops it)
+    out = capsys.readouterr().out
+    assert "something that did not answer /health is already on port" in out
+    assert "stopped" not in out
+
+
+def test_port_in_use(isolated):
+    assert not guard.port_in_use(isolated)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        assert guard.port_in_use(s.getsockname()[1])
