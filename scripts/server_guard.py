@@ -7,7 +7,7 @@ answers (`reactlab.connection.ensure_local_server`), detached so it outlives the
 asks `/health` for the server's pid before and after the command: a server that was already
 running (a developer's, another checkout's) is left alone; a new one is stopped by its pid —
 never by a name pattern, which would also hit other people's servers. Exits with the command's
-exit code, and still stops the new server when the command is interrupted (Ctrl-C).
+exit code, and still stops the new server when the run is interrupted (Ctrl-C, SIGTERM).
 
 It does not look at other ports: the unit tests that start servers on free ports stop them
 themselves. Used by the Makefile's `test` target and by `.ci/run`.
