@@ -30,9 +30,9 @@ from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # `benchmarks.parsers_compare` when run as a script
+sys.path.append(str(ROOT))  # `benchmarks.parsers_compare` as a script; last, so --baseline wins
 
-from benchmarks.parsers_compare import judge  # noqa: E402
+from benchmarks.parsers_compare import judge
 
 CORPUS = ROOT / "tests" / "data" / "react_outside.json"
 OWN_CORPUS = ROOT / "tests" / "data" / "react_outputs.json"
@@ -123,8 +123,8 @@ def build(entries: list[dict], now: dict, before: dict, own: dict, rev: str) -> 
               "replies it has not seen. Most replies come from crewAI's recorded OpenAI "
               "responses, which follow the format well; the issue replies are the hard ones."),
              "", "## Every reply", "",
-             "✓ correct · ✗ wrong · E raised (a valid reading was refused) · "
-             "A accepted_bad (a parse for a reply that must be refused)", "",
+             ("✓ correct · ✗ wrong · E raised (a valid reading was refused) · "
+              "A accepted_bad (a parse for a reply that must be refused)"), "",
              "| id | split | source | expected | before | now |", "|---|---|---|---|---|---|"]
     mark = {"correct": "✓", "wrong": "✗", "raised": "E", "accepted_bad": "A"}
     for e, b, n in zip(entries, before["verdicts"], now["verdicts"]):

@@ -152,9 +152,18 @@ def test_several_action_inputs_under_one_action():
 
 
 def test_no_argument_tool():
-    assert parse_react("Action: get_today").args == {}
     assert parse_react("Action: get_today\nAction Input: {}").args == {}
     assert parse_react("Action: get_today()").args == {}
+
+
+@pytest.mark.parametrize("text", ["Action: get_today", "Thought: x\nAction: Search\nThought: NBA",
+                                  "I can use the `foo` tool.\n    Action: foo"])
+def test_action_without_input_is_an_error(text):
+    # Changed: `Action: get_today` alone used to mean "no arguments"; LangChain, crewAI and
+    # the outside corpus all treat it as a reply to fix, and so does the message now.
+    with pytest.raises(ReActParseError) as info:
+        parse_react(text)
+    assert info.value.code == "no_input" and "Action Input: {}" in str(info.value)
 
 
 @pytest.mark.parametrize("text", ["Action 3: Finish[1530 元]", "Finish[1530 元]",
