@@ -13,7 +13,8 @@ reads it:
 
 Problems raise `ShapeError(problem, code)`; `parsing` turns it into the `ReActParseError`
 the model reads. This module does not decide whether a reply is an action or an answer, and
-it does not know which tools exist. Introduced in notebook 03.
+it does not know which tools exist. No notebook imports it directly: notebook 03 writes the
+same ideas by hand (`parse_step`, `first_object`) and then uses `parse_react`.
 """
 
 from __future__ import annotations

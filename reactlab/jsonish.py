@@ -15,7 +15,9 @@ to write instead, because that message (sent back to the model) is a better repa
 guess. Every function here runs in time linear in the input (a few passes), so a 100 kB reply
 cannot stall the agent.
 
-Used by `reactlab.parsing` and `reactlab.action_parsing`; introduced in notebook 03.
+The reader for the whole package (`loads_lenient`, `first_value`, `find_closing`,
+`strip_fence`); `reactlab.action_parsing` reads tool arguments with it. No notebook imports it
+directly: notebook 03 builds a small version by hand (`first_object`).
 """
 
 from __future__ import annotations

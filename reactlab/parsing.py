@@ -1,20 +1,29 @@
 """Turn one ReAct reply into an `Action`, a `FinalAnswer`, or a `ReActParseError` for the model.
 
-The rules (DESIGN.md, "Parser semantics"):
-1. Cut at the first line that starts an `Observation`: the model invented it. Drop a partial
-   stop word left at the very end (`Obs`, `Observ`, `Observation`), like seed 000's residue.
-2. Whichever comes first wins: an `Action` before any `Final Answer`, or the other way round.
-3. Accepted action shapes: `Action:` + a JSON blob (`action`/`action_input`, or
-   `name`/`arguments`), fenced or bare; `Action:` + `Action Input:` lines; `Action: tool(...)`
-   or `Action: tool[...]`; `Finish[...]` as a final answer; a bare blob with no label at all.
-   Colons may be full-width (`：`); arguments may be JSON or a Python literal dict.
-4. One action per reply. Two actions, or nothing recognisable, raise `ReActParseError`, whose
-   text is written for the model: what was wrong, and the expected format.
+The rules:
+1. Cut at the first line that starts an `Observation` (also `## observation:`): the model
+   invented it. Drop a partial stop word left at the very end (`Obs`, `Observ`), and a last
+   `PAUSE` line. A reply that arrived with its newlines escaped (`\\n` literally) gets them back.
+2. Whichever comes first wins: an `Action` before any `Final Answer` (or LlamaIndex's
+   `Answer:`), or the other way round. Both on the `Action:` line is an error.
+3. Accepted action shapes: `Action:` + a JSON blob (`action`/`action_input`, `name`/`arguments`,
+   `tool_name`/`tool_arguments`, ...), fenced or bare; `Action:` + `Action Input:` lines (the
+   tool name may have spaces, or a description in parentheses); `Action: tool(...)` or
+   `Action: tool[...]`; the colon style `Action: wikipedia: Django`; `Finish[...]` as a final
+   answer; with no label at all, a bare blob, an XML-ish call (`<function=…>`, `<invoke …>`,
+   `<tool_name>…`) or a reply that is just one call written as code. Colons may be full-width
+   (`：`); arguments may be JSON, JSON with raw newlines, or a Python literal dict.
+4. One action per reply, with its input. Two actions, an `Action:` with no input, or nothing
+   recognisable raise `ReActParseError`, whose text is written for the model: what was wrong,
+   and the expected format.
 
 This module finds *where* the step is; `reactlab.action_parsing` reads one action's text and
 `reactlab.jsonish` decodes JSON-ish arguments. It does not know which tools exist (the
-registry checks names and arguments) and it never repairs broken JSON beyond jsonish's small
-fallbacks. Introduced in notebook 03.
+registry checks names and arguments), it never repairs broken JSON beyond jsonish's small
+fallbacks, and a reply that is only `print("hi")` is read as a call of a tool named `print`
+(a simplification: the registry then says which tools exist). Notebook 02 first imports
+`cut_at_stop` and `strip_invented_observation`; notebook 03 builds `parse_react`'s rules by hand
+and then uses this one.
 """
 
 from __future__ import annotations
