@@ -93,11 +93,11 @@ def test_from_code_two_calls_is_an_error():
 # --- XML-ish calls -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", [
-    "<tool_call>\n<function=get_weather>\n<parameter=location>\n北京\n</parameter>\n</function>\n"
-    "</tool_call>",
+    ("<tool_call>\n<function=get_weather>\n<parameter=location>\n北京\n</parameter>\n</function>\n"
+    "</tool_call>"),
     '<invoke name="get_weather"><parameter name="location">北京</parameter></invoke>',
-    '<action>\n<tool_name>get_weather</tool_name>\n<arguments><arg key="location">北京</arg>'
-    "</arguments>\n</action>",
+    ('<action>\n<tool_name>get_weather</tool_name>\n<arguments><arg key="location">北京</arg>'
+    "</arguments>\n</action>"),
     '<tool_call><name>get_weather</name><arguments>{"location": "北京"}</arguments></tool_call>',
 ])
 def test_from_xml(text):

@@ -343,8 +343,8 @@ W2 = ("get_weather", {"location": "北京"})
     ('Action: get_weather\nAction Input: {"location": "北\n京"}', ("get_weather", {"location": "北\n京"})),
     ('Thought: x\\nAction: get_weather\\nAction Input: {\\"location\\": \\"北京\\"}', W2),
     ('Thought: x\\nAction: get_weather\\nAction Input: {"location": "北京"}', W2),
-    ('## action:\n<action>\n<tool_name>get_weather</tool_name>\n<arguments><arg key="location">'
-     '北京</arg></arguments>\n</action>\n\n## observation:\n晴', W2),
+    (('## action:\n<action>\n<tool_name>get_weather</tool_name>\n<arguments><arg key="location">'
+     '北京</arg></arguments>\n</action>\n\n## observation:\n晴'), W2),
 ])
 def test_outside_action_families(text, expected):
     got = parse_react(text)
