@@ -19,6 +19,7 @@ Scoring per reply: `correct` (same kind; same tool and arguments, or the same an
 replies written in its own format, since LangChain's two parsers each expect one format only.
 
 Usage: .venv/bin/python benchmarks/parsers_compare.py   -> benchmarks/results/parsers.md
+(its last section, the outside corpus, is written by benchmarks/parsers_outside.py)
 """
 
 from __future__ import annotations
@@ -410,6 +411,9 @@ def main() -> int:
                                 **{p: everything[p][i] for p in PARSERS}},
                                ensure_ascii=False, default=str) + "\n")
     print(f"wrote {RESULTS / 'parsers.md'}")
+    # the outside-corpus summary lives in the same file: re-append it (offline, ~1 s)
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "parsers_outside.py")], check=False,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
     return 0
 
 

@@ -1,28 +1,39 @@
-"""Lenient decoding of the JSON-ish text that models write as tool arguments.
+"""The one lenient JSON reader of the package: the JSON-ish text models write as arguments.
 
-Models wrap JSON in code fences, add a sentence after it, write Python dicts with single
-quotes, or use full-width punctuation (`“北京”`, `：`). This module finds the first JSON value
-in such text and decodes it with a short list of fallbacks: JSON, then a Python literal
-(`ast.literal_eval`, which never runs code), then JSON after replacing full-width punctuation
-and trailing commas.
+Models wrap JSON in code fences, add a sentence after it, write Python dicts (single quotes,
+`True`, `None`), put raw newlines inside strings, leave a trailing comma, or use full-width
+punctuation (`“北京”`, `：`, `，`). `loads_lenient` decodes one such value with a short list of
+fallbacks, in this order: JSON; JSON with raw control characters allowed inside strings; a
+Python literal (`ast.literal_eval`, which never runs code); JSON after replacing full-width
+punctuation and dropping trailing commas. What it returns is always plain JSON data (dict with
+string keys, list, str, int, finite float, bool, None): a Python set or tuple becomes a list.
 
-It deliberately does not guess beyond that: unquoted keys or a missing brace stay an error,
-because the error message (sent back to the model) is a better repair than our guess.
-Everything here runs in linear time, so a 100 kB reply cannot stall the agent.
-Used by `reactlab.parsing`; introduced in notebook 03.
+It deliberately does NOT accept: unquoted keys (`{a: 1}`), a missing brace or quote, comments,
+`NaN`/`Infinity`, bytes (`b'x'`), complex numbers (`1j`), non-string keys it cannot name (tuple
+keys), or nesting deeper than `MAX_DEPTH`. Those raise `ValueError` with a sentence saying what
+to write instead, because that message (sent back to the model) is a better repair than our
+guess. Every function here runs in time linear in the input (a few passes), so a 100 kB reply
+cannot stall the agent.
+
+The reader for the whole package (`loads_lenient`, `first_value`, `find_closing`,
+`strip_fence`); `reactlab.action_parsing` reads tool arguments with it. No notebook imports it
+directly: notebook 03 builds a small version by hand (`first_object`).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from typing import Any
 
+MAX_DEPTH = 64  # deeper than any real tool argument; keeps the decoders far from recursion limits
 OPENERS = {"{": "}", "[": "]", "(": ")"}
-_FULL_WIDTH = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "：": ":", "，": ","})
-_NOT_A_LITERAL = object()
+_FULL_WIDTH = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "：": ":", "，": ",",
+                             "｛": "{", "｝": "}", "［": "[", "］": "]"})
 _TRAILING_COMMA = re.compile(r",(\s{0,20}[}\]])")
+_NOT_DECODED = object()
 
 
 def find_closing(text: str, start: int) -> int | None:
@@ -72,30 +83,139 @@ def strip_fence(text: str) -> str:
     return (body[:end] if end != -1 else body).strip()
 
 
-def loads_lenient(text: str) -> Any:
-    """Decode one JSON value, or a Python literal, or JSON written with full-width punctuation.
+def nesting_depth(text: str) -> int:
+    """The deepest bracket nesting outside double-quoted strings (one linear pass).
 
-    Raises ValueError with the JSON decoder's own message when every attempt fails.
-    Example: loads_lenient("{'location': '北京'}") -> {'location': '北京'}
+    Example: nesting_depth('{"a": [1, {"b": "[[["}]}') -> 3
     """
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        first_error = exc
-    value: Any = _NOT_A_LITERAL
-    try:
-        value = ast.literal_eval(text)
-    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
-        value = _NOT_A_LITERAL  # not a Python literal either
-    if isinstance(value, (dict, list, str, int, float, bool)) or value is None:
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "}])":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def jsonable(value: Any, _depth: int = 0) -> Any:
+    """`value` as plain JSON data: tuples and sets become lists, number/bool/None keys strings.
+
+    Raises ValueError, with what to write instead, for what JSON cannot hold.
+    Example: jsonable({"ids": {2, 1}, 3: (True, None)}) -> {'ids': [1, 2], '3': [True, None]}
+    """
+    if _depth > MAX_DEPTH:
+        raise ValueError(f"the value is nested deeper than {MAX_DEPTH} levels; flatten it")
+    if value is None or isinstance(value, (bool, int, str)):
         return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} is not a JSON number; write a finite number")
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            out[_key(key)] = jsonable(item, _depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item, _depth + 1) for item in value]
+    if isinstance(value, (set, frozenset)):
+        items = [jsonable(item, _depth + 1) for item in value]
+        # sets have no order; sort (by type, then value) so the same reply gives the same args
+        return sorted(items, key=lambda x: (type(x).__name__, json.dumps(x, sort_keys=True)))
+    if isinstance(value, (bytes, bytearray)):
+        # ValueError, not TypeError: the one documented error of this module
+        raise ValueError(f"{bytes(value)[:20]!r} is a bytes literal; write a plain string "  # noqa: TRY004
+                         f"in double quotes instead")
+    if isinstance(value, complex):
+        raise ValueError(f"{value!r} is a complex number; write a real number or a string")  # noqa: TRY004
+    raise ValueError(f"{type(value).__name__} values cannot be tool arguments; write JSON "
+                     f"(strings, numbers, true/false, null, lists, objects)")
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON would write it. Example: _key(3) -> "3"; _key(None) -> "null"."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool) or key is None or isinstance(key, (int, float)):
+        return json.dumps(jsonable(key))
+    raise ValueError(f"the key {key!r} is not a string; object keys must be strings in double "
+                     f"quotes, e.g. {{\"name\": 1}}")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number; write a finite number")
+
+
+def _json(text: str, strict: bool = True) -> Any:
+    return json.loads(text, strict=strict, parse_constant=_reject_constant)
+
+
+def loads_lenient(text: str) -> Any:
+    """Decode one JSON value, or a Python literal, or JSON with raw newlines inside strings or
+    full-width punctuation. The result is plain JSON data (see `jsonable`).
+
+    Raises ValueError with the JSON decoder's message (or what to fix) when every attempt fails.
+    Example: loads_lenient("{'location': '北京', 'days': (1, 2)}") -> {'location': '北京', 'days': [1, 2]}
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"expected text, got {type(text).__name__}")  # noqa: TRY004
+    depth = nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise ValueError(f"the value is nested {depth} levels deep (at most {MAX_DEPTH}); "
+                         f"flatten it")
+    try:
+        return jsonable(_json(text))
+    except (ValueError, RecursionError) as exc:
+        first_error: Exception = exc
+    attempts = [lambda: _json(text, strict=False), lambda: _literal(text)]
     repaired = _TRAILING_COMMA.sub(r"\1", text.translate(_FULL_WIDTH))
     if repaired != text:
+        attempts += [lambda: _json(repaired, strict=False), lambda: _literal(repaired)]
+    for attempt in attempts:
         try:
-            return json.loads(repaired)
+            value = attempt()
+            if value is not _NOT_DECODED:
+                return jsonable(value)
         except (ValueError, RecursionError):
-            pass
-    raise ValueError(str(first_error)) from None
+            continue
+    raise ValueError(_why_not(text, first_error)) from None
+
+
+def _literal(text: str) -> Any:
+    """A Python literal, or _NOT_DECODED; a literal JSON cannot hold raises ValueError."""
+    try:
+        value = ast.literal_eval(text.strip())
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return _NOT_DECODED
+    if isinstance(value, (dict, list, tuple, set, frozenset, str, int, float, bool)) or \
+            value is None:
+        return value
+    jsonable(value)  # raises the sentence for bytes, complex, Ellipsis, ...
+    return _NOT_DECODED  # pragma: no cover - jsonable raised
+
+
+def _why_not(text: str, error: Exception) -> str:
+    """The decoder's message, or a clearer one for a literal JSON cannot hold (b'x', 1j)."""
+    try:
+        value = ast.literal_eval(text.strip())
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return str(error)
+    try:
+        jsonable(value)
+    except ValueError as exc:
+        return str(exc)
+    return str(error)  # pragma: no cover - a decodable literal was returned earlier
 
 
 def first_value(text: str) -> tuple[Any, int, int] | None:
