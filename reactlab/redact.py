@@ -34,10 +34,12 @@ MIN_KNOWN = 8  # a credential found by name is also hidden elsewhere from this l
 _HEADER_NAME = re.compile(r"auth|key|token|secret|passw|pwd|signature|cookie|credential|session"
                           r"|(?:^|[-_])sig(?:$|[-_])", re.IGNORECASE)
 # JSON fields and query parameters: whole words, so "max_tokens" and "keyword" stay visible.
-_SECRET_WORDS = {"key", "apikey", "token", "secret", "password", "passwd", "pwd", "pw",
-                 "passphrase", "auth", "authorization", "credential", "credentials",
-                 "signature", "sig", "cookie", "accesskey", "secretkey", "privatekey"}
-_SECRET_SUFFIXES = ("apikey", "token", "secret", "password")
+# ("tokens" is not one: max_tokens, stop tokens.)
+_SECRET_WORDS = {"key", "keys", "apikey", "token", "secret", "secrets", "password", "passwd",
+                 "pwd", "pw", "passphrase", "auth", "authorization", "credential",
+                 "credentials", "signature", "sig", "cookie", "accesskey", "secretkey",
+                 "privatekey"}
+_SECRET_SUFFIXES = ("apikey", "apikeys", "token", "secret", "password")
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 # A key by its shape. The look-behind keeps "task-0123456789" from matching as "sk-…".
