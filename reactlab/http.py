@@ -183,17 +183,18 @@ def _hide(headers: dict, text: str) -> str:
     redactor = Redactor()
     for name, value in headers.items():
         redactor.header(str(name), str(value))
-    return redactor.scrub(text).replace(MARK, "[hidden]")
+    return redactor.scrub(text).replace(MARK, "[hidden key]")
 
 
 def _post(url: str, headers: dict, body: dict, timeout: float, stream: bool) -> requests.Response:
+    shown = Redactor().url(url).replace(MARK, "[hidden key]")  # a URL may carry ?key=…
     try:
         resp = requests.post(url, headers=headers, json=body, timeout=timeout, stream=stream)
     except requests.Timeout as exc:
-        raise ProviderError(None, f"no answer from {url} within {timeout:g} s. "
+        raise ProviderError(None, f"no answer from {shown} within {timeout:g} s. "
                                   "Try a larger timeout or a smaller max_tokens.") from exc
     except requests.ConnectionError as exc:
-        raise ProviderError(None, f"could not connect to {url} ({exc.__class__.__name__}). "
+        raise ProviderError(None, f"could not connect to {shown} ({exc.__class__.__name__}). "
                                   "Is the server running and the base URL right?") from exc
     except requests.RequestException as exc:  # a bad URL or header: nothing was sent
         raise ProviderError(None, _hide(headers, f"the request could not be sent "
@@ -261,8 +262,9 @@ def iter_sse_data(lines: Iterable[bytes | str], require_done: bool = True) -> It
                 continue
         value = value.removeprefix(" ")
         # Lenient: a server that forgets the blank line between events still gets split, as
-        # long as each data line is complete JSON on its own.
-        if buffer and _is_json("\n".join(buffer)):
+        # long as each data line is complete JSON on its own. (Only tried when the new line
+        # could start an event, so a long multi-line event is not re-parsed at every line.)
+        if buffer and value.lstrip().startswith(("{", "[")) and _is_json("\n".join(buffer)):
             yield "\n".join(buffer)
             buffer = []
         if value.strip() == "[DONE]" and not buffer:
@@ -362,7 +364,8 @@ def to_curl(url: str, headers: dict | None, body: dict | None) -> str:
     redactor = Redactor()
     url = redactor.url(_CONTROL.sub("\ufffd", str(url)))
     pairs = []
-    for name, value in (headers or {}).items():
+    items = headers.items() if hasattr(headers, "items") else headers or []  # or (name, value)s
+    for name, value in items:
         name, value = _CONTROL.sub("\ufffd", str(name)), _CONTROL.sub("\ufffd", str(value))
         pairs.append((name, redactor.header(name, value)))
     data = redactor.body(body) if body is not None else None

@@ -10,7 +10,8 @@ be a key must be gone from that text. Two rules, both applied everywhere:
   Every value found this way is also hidden wherever else it appears (URL path, other
   headers, the body, percent-encoded or not).
 - by *shape*: values that look like a key under any name (`sk-…`, `Bearer <token>`, GitHub,
-  Hugging Face, Slack, AWS and Google key formats, JWTs).
+  Hugging Face, Slack, AWS and Google key formats, JWTs), and `?key=…`-style parameters
+  inside free text (a URL quoted in an error message).
 
 Deliberately NOT done: guessing from entropy. A key of an unknown shape, under an innocent
 name, that never appears under a credential name, is not recognised. Names err on the side of
@@ -60,6 +61,8 @@ _SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key", "key", "h
             "aws4-hmac-sha256", "sharedaccesssignature", "negotiate", "ntlm"}
 _USERINFO = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.\-]*:)?//)([^/?#]*)@")
 _PARAM = re.compile(r"(^|[&;])([^=&;]*)=([^&;]*)")
+# name=value after ? & ; # in free text (a URL quoted in an error message)
+_TEXT_PARAM = re.compile(r"(?<=[?&;#])([^=&;#?\s]+)=(?!\[hidden)([^&;#\s]+)")
 
 
 def is_secret_header(name: str) -> bool:
@@ -150,6 +153,8 @@ class Redactor:
         for secret in sorted(self.known, key=len, reverse=True):
             text = text.replace(secret, MARK)
         text = _SCHEME_TOKEN.sub(lambda m: f"{m.group(1)}{m.group(2)}{MARK}", text)
+        text = _TEXT_PARAM.sub(lambda m: f"{m.group(1)}={MARK}" if is_secret_field(
+            unquote_plus(m.group(1))) else m.group(0), text)
         return _KEY_SHAPE.sub(MARK, text)
 
     def scrub_json(self, obj: Any) -> Any:

@@ -522,3 +522,11 @@ def test_to_curl_argv_in_bash_is_what_the_grammar_says(case):
                          env={"PATH": os.environ.get("PATH", ""), "OPENAI_API_KEY": "«KEY»"})
     got = out.stdout.decode("utf-8").split("\0")[:-1]
     assert got == [w.replace("$OPENAI_API_KEY", "«KEY»") for w in shell_words(cmd)[1:]]
+
+
+def test_headers_as_pairs_and_error_urls_without_keys():
+    cmd = to_curl("http://h/", [("X-Auth", "pair-secret-1"), ("Accept", "*/*")], None)
+    assert "pair-secret-1" not in cmd and "-H 'Accept: */*'" in cmd
+    with pytest.raises(ProviderError) as info:
+        post_chat("http://127.0.0.1:9/v1?key=url-secret-123", {}, BODY, timeout=2)
+    assert "url-secret-123" not in str(info.value) and "key=[hidden key] (" in str(info.value)

@@ -82,3 +82,11 @@ def test_ordinary_text_is_not_a_key(text):
 
 def test_bearer_tokens_in_text_keep_the_scheme():
     assert scrub_text("got Bearer abc123def456 back") == "got Bearer [hidden key] back"
+
+
+def test_credential_parameters_in_free_text():
+    said = "Max retries exceeded with url: /v1/chat?api_key=abc&model=m (Caused by refused)"
+    assert scrub_text(said) == ("Max retries exceeded with url: /v1/chat?api_key=[hidden key]"
+                                "&model=m (Caused by refused)")
+    assert scrub_text("a=b&c=d, x?max_tokens=5") == "a=b&c=d, x?max_tokens=5"
+    assert scrub_text(scrub_text(said)) == scrub_text(said)  # scrubbing twice changes nothing
