@@ -41,8 +41,8 @@ def tc(index=None, id=None, name=None, arguments=None, type=None) -> dict:
     return frag
 
 
-# The exact chunk from seed 003 (DashScope, qwen-plus): a later fragment carries "id": "".
-SEED_003_CHUNK = json.loads("""
+# A chunk as DashScope (qwen-plus) sends it, verbatim: a later fragment carries "id": "".
+DASHSCOPE_CHUNK = json.loads("""
 {
     "id": "chatcmpl-7ed551c3-8360-9710-b4c6-5191d3c4db2a",
     "object": "chat.completion.chunk",
@@ -71,7 +71,7 @@ SEED_003_CHUNK = json.loads("""
     "usage": null
 }
 """)
-SEED_003_FINISH = json.loads("""
+DASHSCOPE_FINISH = json.loads("""
 {
     "id": "chatcmpl-7ed551c3-8360-9710-b4c6-5191d3c4db2a",
     "object": "chat.completion.chunk",
@@ -118,10 +118,10 @@ def test_openai_style(as_sdk):
 
 
 @both
-def test_dashscope_empty_ids_seed_003(as_sdk):
+def test_dashscope_empty_ids(as_sdk):
     first = chunk({"content": None, "tool_calls": [
         tc(0, "call_7e1d", "get_current_weather", '{"location":', "function")]})
-    acc = _feed([first, SEED_003_CHUNK, SEED_003_FINISH], as_sdk)
+    acc = _feed([first, DASHSCOPE_CHUNK, DASHSCOPE_FINISH], as_sdk)
     # "id": "" did not start a second call, and did not wipe the real id
     assert _calls(acc) == [("call_7e1d", "get_current_weather", {"location": "北京"})]
     assert acc.finish_reason == "tool_calls"
@@ -130,7 +130,7 @@ def test_dashscope_empty_ids_seed_003(as_sdk):
 @both
 def test_dashscope_every_id_empty_gets_generated_id(as_sdk):
     first = chunk({"tool_calls": [tc(0, "", "get_current_weather", '{"location":', "function")]})
-    acc = _feed([first, SEED_003_CHUNK, SEED_003_FINISH], as_sdk)
+    acc = _feed([first, DASHSCOPE_CHUNK, DASHSCOPE_FINISH], as_sdk)
     assert _calls(acc) == [("call_0", "get_current_weather", {"location": "北京"})]
 
 
