@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pickle
@@ -530,3 +531,35 @@ def test_headers_as_pairs_and_error_urls_without_keys():
     with pytest.raises(ProviderError) as info:
         post_chat("http://127.0.0.1:9/v1?key=url-secret-123", {}, BODY, timeout=2)
     assert "url-secret-123" not in str(info.value) and "key=[hidden key] (" in str(info.value)
+
+
+@st.composite
+def sse_streams(draw):
+    """(raw SSE bytes, the payloads a reader must get): comments, CRLF, multi-line events."""
+    payloads, raw = [], b""
+    for _ in range(draw(st.integers(0, 5))):
+        text = draw(st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\r\n"),
+                            max_size=12))
+        payload = json.dumps({"content": text}, ensure_ascii=draw(st.booleans()))
+        end = draw(st.sampled_from(["\n", "\r\n"]))
+        if draw(st.booleans()):
+            raw += f": keep-alive{end}".encode()
+        if draw(st.booleans()) and end == "\n":  # one event over two data lines
+            head, tail = payload[:1], payload[1:]
+            raw += f"data: {head}\ndata:{tail}\n\n".encode()
+            payloads.append(f"{head}\n{tail}")
+        else:
+            raw += f"data: {payload}{end}{end}".encode()
+            payloads.append(payload)
+    return raw + b"data: [DONE]\n\n", payloads
+
+
+@settings(max_examples=200, deadline=None)
+@given(sse_streams(), st.integers(1, 17))
+def test_sse_reading_survives_any_network_split(stream, read_size):
+    """Bytes arrive in reads of any size, cutting UTF-8 characters and CRLF pairs apart."""
+    raw, payloads = stream
+    resp = requests.Response()
+    resp.raw = io.BytesIO(raw)
+    got = list(iter_sse_data(resp.iter_lines(chunk_size=read_size)))
+    assert [json.loads(g) for g in got] == [json.loads(p) for p in payloads]
