@@ -7,7 +7,9 @@
     reactlab model [--name 0.5b]                       assemble + verify the local weights
     reactlab check                                     the set-up checks of notebook 00
 
-Errors are one sentence and exit code 2, never a traceback.
+Errors are one sentence and exit code 2, never a traceback. It does nothing the modules it
+calls cannot do from Python (`reactlab.connection`, `reactlab.doctor`). Introduced in
+notebook 00 (`reactlab stop`).
 """
 
 from __future__ import annotations
@@ -15,12 +17,16 @@ from __future__ import annotations
 import argparse
 import sys
 
+from reactlab.config import ConfigError, load_settings
+from reactlab.connection import ServerError, ensure_local_server, health, stop_local_server
+from reactlab.doctor import report
+from reactlab.server.__main__ import main as serve
+from reactlab.server.weights import WeightsError, ensure_model
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["serve"]:
-        from reactlab.server.__main__ import main as serve
-
         return serve(argv[1:]) or 0
     parser = argparse.ArgumentParser(prog="reactlab", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -33,10 +39,6 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("check", help="check the set-up")
     c.add_argument("--no-backend", action="store_true", help="skip the test request")
     args = parser.parse_args(argv)
-
-    from reactlab.config import ConfigError, load_settings
-    from reactlab.connection import ServerError, ensure_local_server, health, stop_local_server
-    from reactlab.server.weights import WeightsError, ensure_model
 
     try:
         if args.cmd == "start":
@@ -52,10 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "model":
             print(ensure_model(args.name))
         elif args.cmd == "check":
-            from reactlab.doctor import report
-
             return 0 if report(backend=not args.no_backend) else 1
-    except (ConfigError, ServerError, WeightsError) as e:
+    except (ConfigError, ServerError, WeightsError, OSError) as e:
         print(f"reactlab: {e}", file=sys.stderr)
         return 2
     return 0

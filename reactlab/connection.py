@@ -5,6 +5,8 @@ With a provider configured (`.env` or the shell, see `reactlab.config`) it build
 127.0.0.1:$REACTLAB_PORT, or starts one in the background (one per machine, shared by all
 notebooks, stopped with `reactlab stop`). Either way it prints one line saying who answers.
 
+A key goes only to a base URL set in the same place as the key (see `reactlab.config`):
+otherwise `connect()` refuses with a ConfigError that says which variable came from where.
 It does not check that a cloud key is valid (that costs a request); notebook 00 does that.
 Introduced in notebook 00.
 """
@@ -12,10 +14,13 @@ Introduced in notebook 00.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import http.client
 import json
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -24,7 +29,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reactlab.config import ConfigError, Settings, load_settings, reactlab_home
+from openai import OpenAI
+
+from reactlab.config import SHELL, ConfigError, Settings, load_settings, reactlab_home
 
 START_TIMEOUT_S = 300  # assembling 1 GB of weights + loading the model on a slow disk
 
@@ -55,16 +62,21 @@ def connect(provider: str | None = None, model: str | None = None, *, quiet: boo
             timeout: float = 600.0) -> Connection:
     """Return a Connection for the configured provider, or for the local server.
 
-    Example: connect() -> Connection(provider='local', model='qwen2.5-coder-1.5b-instruct', …)
+    Raises ConfigError for settings that cannot work (including a key and a base URL set in
+    different places), ServerError when the local server cannot be started.
+    Example: connect() -> Connection(provider='local', model=config.DEFAULT_MODEL, …) and prints
+             "reactlab: model … via reactlab local server at http://127.0.0.1:<port>/v1 (reused)"
     """
-    from openai import OpenAI
-
     settings = load_settings(provider=provider, model=model)
     if settings.is_local:
         note = ensure_local_server(settings)
         where = f"reactlab local server at {settings.base_url} ({note})"
     else:
-        where = f"{settings.provider} at {settings.base_url} (from {settings.source})"
+        where = f"{settings.provider} at {settings.base_url} (from {settings.source}"
+        if settings.key_source:
+            key_from = "the shell" if settings.key_source == SHELL else settings.key_source
+            where += f"; key {settings.masked_key} from {key_from}"
+        where += ")"
     client = OpenAI(base_url=settings.base_url, api_key=settings.api_key or "not-needed",
                     timeout=timeout, max_retries=0 if settings.is_local else 2)
     if not quiet:
@@ -89,9 +101,11 @@ def health(port: int, timeout: float = 2.0) -> dict | None:
     url = f"http://127.0.0.1:{port}/health"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as r:
-            body = r.read()
+            body = r.read(65536)  # a health reply is tiny; a stranger's stream must not hang us
     except urllib.error.HTTPError as e:
-        body = e.read()
+        body = e.read(65536)
+    except http.client.HTTPException:  # something answers, but not in HTTP (BadStatusLine)
+        body = b""
     except (urllib.error.URLError, OSError):
         return None
     try:
@@ -105,8 +119,6 @@ def health(port: int, timeout: float = 2.0) -> dict | None:
 
 
 def _port_is_open(port: int) -> bool:
-    import socket
-
     with socket.socket() as s:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", port)) == 0
@@ -114,8 +126,6 @@ def _port_is_open(port: int) -> bool:
 
 def ensure_local_server(settings: Settings) -> str:
     """Reuse or start the local server; return 'reused' or 'started in N s'."""
-    import fcntl
-
     port = settings.port
     if health(port):
         return "reused"

@@ -1,8 +1,9 @@
 """Set-up checks: is every piece a notebook needs in place? One [OK]/[FAIL] line each.
 
-Used by notebook 00 and `reactlab check`. Each check is independent and never raises:
-a failure becomes one sentence saying what to do. It does not fix anything itself, except
-that the model check assembles the weights when the chunk packages are installed.
+Each check is independent and never raises: a failure becomes one sentence saying what to
+do (provider failures are worded by `reactlab.http.provider_message`). It does not fix
+anything itself, except that the model check assembles the weights when the chunk packages
+are installed. Introduced in notebook 00; also `reactlab check`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,11 @@ from __future__ import annotations
 import importlib.util
 import sys
 from dataclasses import dataclass
+
+from reactlab.config import ConfigError, load_settings
+from reactlab.connection import connect
+from reactlab.http import ProviderError
+from reactlab.server.weights import WeightsError, ensure_model
 
 
 @dataclass
@@ -32,11 +38,9 @@ def _packages() -> Check:
 
 
 def _settings() -> Check:
-    from reactlab.config import load_settings
-
     try:
         s = load_settings()
-    except ValueError as e:
+    except ConfigError as e:
         return Check("settings", False, str(e))
     if s.is_local:
         return Check("settings", True, f"no provider configured: the embedded local model "
@@ -48,15 +52,14 @@ def _settings() -> Check:
 
 
 def _model() -> Check:
-    from reactlab.config import load_settings
-
-    s = load_settings()
+    try:
+        s = load_settings()
+    except ConfigError as e:
+        return Check("local model", False, f"cannot tell which model is needed: {e}")
     if not s.is_local:
         return Check("local model", True, "not needed: a provider is configured")
     if importlib.util.find_spec("xllamacpp") is None:
         return Check("local model", False, "the engine xllamacpp is missing: run `make setup`")
-    from reactlab.server.weights import WeightsError, ensure_model
-
     try:
         path = ensure_model(s.model, progress=True)
     except (WeightsError, OSError) as e:
@@ -66,8 +69,6 @@ def _model() -> Check:
 
 def _backend() -> Check:
     try:
-        from reactlab.connection import connect
-
         conn = connect(quiet=True)
         r = conn.client.chat.completions.create(
             model=conn.model, messages=[{"role": "user", "content": "Say OK."}], max_tokens=5,
@@ -79,14 +80,15 @@ def _backend() -> Check:
 
 
 def _explain(e: Exception) -> str:
-    name = type(e).__name__
-    if name == "AuthenticationError":
-        return "the provider rejected the key (401): check OPENAI_API_KEY in .env"
-    if name in ("APIConnectionError", "APITimeoutError"):
-        return "the provider cannot be reached: check OPENAI_BASE_URL and your network"
-    if name == "NotFoundError":
-        return "the provider does not know this model: check REACTLAB_MODEL"
-    return f"{name}: {e}"
+    """One line for any failure of the test request, with what to check."""
+    if isinstance(e, ConfigError):
+        return str(e)
+    err = ProviderError.from_exception(e)
+    if err.status in (401, 403):
+        return f"the provider rejected the key ({err}): check OPENAI_API_KEY"
+    if err.status == 404:
+        return f"the provider does not know this model or URL ({err}): check REACTLAB_MODEL"
+    return str(err) if err.status else err.message  # network failures say what to check
 
 
 def run_checks(backend: bool = True) -> list[Check]:

@@ -9,18 +9,67 @@ Providers differ in the details, and each difference has broken real agents:
 - Some send a whole call in one chunk; some interleave two parallel calls by `index`.
 - Some omit `index`: then the id says which call a fragment belongs to.
 - With `stream_options.include_usage` the last chunk has `choices: []` and only `usage`.
+- A server that escapes non-ASCII as `\\ud83d\\ude00` may cut between the two halves of a
+  surrogate pair: the halves are joined again; a half that never finds its partner becomes
+  U+FFFD, so the text always encodes as UTF-8.
 
-`ToolCallAccumulator` handles all of these. It deliberately does NOT validate the arguments
-(they are kept as the raw string the model wrote; the agent decodes them and reports bad JSON),
-does not track more than one choice (`n=1` is assumed: chunks for other choices are ignored), and
-does not read the deprecated `function_call` field. Introduced in notebook 07.
+Garbage never raises (only `add()` of something that is not a chunk at all does): an index
+that is not an int (or a digit string) counts as missing; an id that is not a string or int
+is ignored, as are a non-string `type` or `name`, a `function`, `delta` or `usage` that is not
+an object, and a `choices` or `tool_calls` that is not a list; `arguments` that are not a
+string are JSON-encoded; content or reasoning given as a list keeps the text of its
+`{"type": "text", "text": …}` parts, and any other non-string is ignored.
+
+A stream that ends without any `finish_reason` was cut (`acc.finished` is False): the agent
+should treat it as an error, not as the model's answer.
+
+`ToolCallAccumulator` deliberately does NOT validate the arguments (they are kept as the raw
+string the model wrote; the agent decodes them and reports bad JSON), does not track more
+than one choice (`n=1` is assumed: chunks for other choices are ignored), and does not read
+the deprecated `function_call` field. Introduced in notebook 05; notebook 07 reuses it for
+`reasoning_content`.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+
+class _Text:
+    """Text assembled from pieces; a surrogate pair cut between two pieces is joined again.
+
+    Example: t = _Text(); t.add("\\ud83d") -> ""; t.add("\\ude00!") -> "😀!"; str(t) -> "😀!"
+    """
+
+    def __init__(self) -> None:
+        self._done: list[str] = []
+        self._pending = ""  # a high surrogate waiting for its low half
+
+    def add(self, piece: str) -> str:
+        """Append a piece; return the text it completed (valid, encodable)."""
+        text = self._pending + piece
+        self._pending = ""
+        if text and "\ud800" <= text[-1] <= "\udbff":
+            text, self._pending = text[:-1], text[-1]
+        text = _fix_surrogates(text)
+        if text:
+            self._done.append(text)
+        return text
+
+    def __str__(self) -> str:
+        return "".join(self._done) + ("\ufffd" if self._pending else "")
+
+    def __bool__(self) -> bool:
+        return bool(self._done or self._pending)
+
+
+def _fix_surrogates(text: str) -> str:
+    """Join surrogate pairs into one character; replace lone halves with U+FFFD."""
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 @dataclass
@@ -30,17 +79,41 @@ class _Call:
     id: str | None = None
     type: str | None = None
     name: str | None = None
-    arguments: str = ""
+    arguments: _Text = field(default_factory=_Text)
 
 
-def _as_dict(obj: Any) -> dict:
-    """An SDK chunk (pydantic model) or a parsed SSE dict, as a plain dict."""
+def _as_dict(obj: Any) -> dict | None:
+    """An SDK chunk (pydantic model) or a parsed SSE dict as a plain dict; None for garbage."""
     if isinstance(obj, dict):
         return obj
     if hasattr(obj, "model_dump"):  # openai.types.chat.ChatCompletionChunk; keeps extra fields
-        return obj.model_dump()
-    raise TypeError(f"ToolCallAccumulator.add() takes a dict or an SDK chunk, not "
-                    f"{type(obj).__name__}.")
+        dumped = obj.model_dump()
+        return dumped if isinstance(dumped, dict) else None
+    return None
+
+
+def _index(value: Any) -> int | None:
+    """An index as int: 0, "0" -> 0; anything else (None, 1.5, True, "a") -> None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def _text_of(value: Any) -> str:
+    """Content as text: a string, or the text parts of a list of content parts."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(p["text"] for p in value
+                       if isinstance(p, dict) and p.get("type", "text") == "text"
+                       and isinstance(p.get("text"), str))
+    return ""
+
+
+def _name(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 class ToolCallAccumulator:
@@ -52,15 +125,15 @@ class ToolCallAccumulator:
             acc.add(chunk)
         acc.tool_calls   # [{"id": "call_0", "type": "function",
                          #   "function": {"name": "get_weather", "arguments": '{"location": "北京"}'}}]
-        acc.content, acc.finish_reason, acc.usage, acc.message()
+        acc.content, acc.finish_reason, acc.finished, acc.usage, acc.message()
 
     A call whose id never arrived gets a generated id `call_<n>` (n = its position in
     `tool_calls`), so the tool message that answers it has something to point at.
     """
 
     def __init__(self) -> None:
-        self.content: str = ""
-        self.reasoning_content: str = ""  # DeepSeek-style thinking, streamed beside content
+        self._content = _Text()
+        self._reasoning = _Text()  # DeepSeek-style thinking, streamed beside content
         self.finish_reason: str | None = None
         self.usage: dict | None = None
         self.model: str | None = None
@@ -70,51 +143,71 @@ class ToolCallAccumulator:
         self._by_id: dict[str, _Call] = {}
         self._last: _Call | None = None  # the call the previous fragment went to
 
-    def add(self, chunk: Any) -> str:
-        """Take one chunk; return the content text it added ("" if none), handy for printing.
+    @property
+    def content(self) -> str:
+        return str(self._content)
 
+    @property
+    def reasoning_content(self) -> str:
+        return str(self._reasoning)
+
+    @property
+    def finished(self) -> bool:
+        """Did any chunk carry a `finish_reason`? False means the stream was cut."""
+        return self.finish_reason is not None
+
+    def add(self, chunk: Any) -> str:
+        """Take one chunk; return the content text it completed ("" if none), for printing.
+
+        Raises TypeError only when `chunk` is neither a dict nor an SDK chunk.
         Example: acc.add({"choices": [{"index": 0, "delta": {"content": "你好"}}]}) -> "你好"
         """
         data = _as_dict(chunk)
+        if data is None:
+            raise TypeError(f"ToolCallAccumulator.add() takes a dict or an SDK chunk, not "
+                            f"{type(chunk).__name__}.")
         self.chunks += 1
-        self.model = self.model or data.get("model")
-        if data.get("usage"):  # the include_usage chunk (choices: []); some put it on the last one
-            usage = data["usage"]
-            self.usage = usage if isinstance(usage, dict) else _as_dict(usage)
+        self.model = self.model or _name(data.get("model"))
+        usage = _as_dict(data.get("usage"))
+        if usage:  # the include_usage chunk (choices: []); some put it on the last one
+            self.usage = usage
+        choices = data.get("choices")
         added = ""
-        for choice in data.get("choices") or []:
+        for choice in choices if isinstance(choices, list) else []:
             choice = _as_dict(choice)
-            if (choice.get("index") or 0) != 0:
+            if choice is None or (_index(choice.get("index")) or 0) != 0:
                 continue  # simplification: only the first choice (n=1)
-            delta = choice.get("delta") or {}
-            text = delta.get("content")
-            if isinstance(text, str) and text:
-                self.content += text
-                added += text
-            thinking = delta.get("reasoning_content") or delta.get("reasoning")
-            if isinstance(thinking, str):
-                self.reasoning_content += thinking
-            for fragment in delta.get("tool_calls") or []:
-                self._add_fragment(_as_dict(fragment))
-            if choice.get("finish_reason"):
-                self.finish_reason = choice["finish_reason"]
+            delta = _as_dict(choice.get("delta")) or {}
+            added += self._content.add(_text_of(delta.get("content")))
+            self._reasoning.add(_text_of(delta.get("reasoning_content") or delta.get("reasoning")))
+            fragments = delta.get("tool_calls")
+            for fragment in fragments if isinstance(fragments, list) else []:
+                fragment = _as_dict(fragment)
+                if fragment is not None:
+                    self._add_fragment(fragment)
+            finish = choice.get("finish_reason")
+            if isinstance(finish, str) and finish:
+                self.finish_reason = finish
         return added
 
     def _add_fragment(self, frag: dict) -> None:
-        index = frag.get("index")
-        call_id = frag.get("id") or None  # "" (DashScope) means "not given", not a new call
-        function = frag.get("function") or {}
+        index = _index(frag.get("index"))
+        raw_id = frag.get("id")
+        # "" (DashScope) means "not given", not a new call; an int id is taken as its digits.
+        call_id = (str(raw_id) if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
+                   else "") or None
+        function = _as_dict(frag.get("function")) or {}
         call = self._last = self._find(index, call_id)
         # First non-empty value wins: servers that repeat id/name on every chunk must not
         # produce "call_1call_1" or "get_weatherget_weather".
         call.id = call.id or call_id
-        call.type = call.type or frag.get("type") or None
-        call.name = call.name or function.get("name") or None
+        call.type = call.type or _name(frag.get("type"))
+        call.name = call.name or _name(function.get("name"))
         args = function.get("arguments")
         if isinstance(args, str):
-            call.arguments += args
-        elif isinstance(args, dict):  # a few servers send an object, not a JSON string
-            call.arguments += json.dumps(args, ensure_ascii=False)
+            call.arguments.add(args)
+        elif args is not None:  # a few servers send an object, not a JSON string
+            call.arguments.add(json.dumps(args, ensure_ascii=False, default=str))
         if call.id:
             self._by_id.setdefault(call.id, call)
 
@@ -152,7 +245,7 @@ class ToolCallAccumulator:
                     call_id += "_"
                 taken.add(call_id)
             out.append({"id": call_id, "type": "function",
-                        "function": {"name": call.name or "", "arguments": call.arguments}})
+                        "function": {"name": call.name or "", "arguments": str(call.arguments)}})
         return out
 
     def message(self) -> dict:
@@ -163,11 +256,12 @@ class ToolCallAccumulator:
         on messages that carry tool calls).
         """
         calls = self.tool_calls
+        content = self.content
         msg: dict[str, Any] = {"role": "assistant",
-                               "content": self.content if (self.content or not calls) else None}
+                               "content": content if (content or not calls) else None}
         if calls:
             msg["tool_calls"] = calls
-        if self.reasoning_content:
+        if self._reasoning:
             msg["reasoning_content"] = self.reasoning_content
         return msg
 

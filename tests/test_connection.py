@@ -8,9 +8,11 @@ import http.server
 import socket
 import threading
 
+import openai
 import pytest
 
 import reactlab
+from reactlab.config import ConfigError
 from reactlab.connection import ServerError, health, stop_local_server
 
 
@@ -78,3 +80,51 @@ def test_a_port_taken_by_another_program_is_one_clear_sentence(isolated):
 
 def test_stop_without_a_server_says_so(isolated):
     assert "no reactlab server" in stop_local_server(isolated)
+
+
+def test_connect_refuses_the_shell_key_for_a_url_from_a_parent_env(isolated, tmp_path,
+                                                                   monkeypatch, capsys):
+    (tmp_path / ".env").write_text("OPENAI_BASE_URL=https://elsewhere.example/v1\n")
+    child = tmp_path / "notebooks"
+    child.mkdir()
+    monkeypatch.chdir(child)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-shell-0123456789abcdef")
+    with pytest.raises(ConfigError, match="same place") as info:
+        reactlab.connect()
+    assert "sk-shell" not in str(info.value) and capsys.readouterr().out == ""
+    assert health(isolated) is None  # nothing was started either
+
+
+def test_connect_to_a_provider_says_where_everything_came_from(isolated, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("REACTLAB_MODEL", "m")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-abcdefghijklmnop1234")
+    conn = reactlab.connect()  # builds the client; sends nothing
+    out = capsys.readouterr().out
+    assert out == ("reactlab: model m via custom at http://127.0.0.1:9/v1 (from OPENAI_BASE_URL "
+                   "in the shell environment; key sk-…1234 from the shell)\n")
+    assert isinstance(conn.client, openai.OpenAI) and conn.provider == "custom"
+    assert "sk-abcdefghijklmnop1234" not in repr(conn)
+
+
+def test_a_port_where_something_speaks_no_http_is_one_clear_sentence(isolated):
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", isolated))
+    srv.listen()
+
+    def babble():
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn:
+                conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+
+    threading.Thread(target=babble, daemon=True).start()
+    try:
+        with pytest.raises(ServerError, match="taken by another program"):
+            health(isolated)
+    finally:
+        srv.close()
