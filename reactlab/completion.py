@@ -53,25 +53,10 @@ def complete(conn: Any, request: dict, *, stream: bool = False, echo: bool = Fal
             reply = _read_completion(conn.client.chat.completions.create(**request))
     except ProviderError:
         raise
-    except Exception as exc:
-        raise provider_failure(exc) from exc
+    except Exception as exc:  # the provider boundary: anything the client raises
+        raise ProviderError.from_exception(exc) from exc
     reply.latency_ms = (time.perf_counter() - start) * 1000
     return reply
-
-
-def provider_failure(exc: BaseException) -> ProviderError:
-    """Any client-side exception as a ProviderError whose message a learner can act on."""
-    status = getattr(exc, "status_code", None)
-    body = as_dict(getattr(exc, "body", None))
-    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    if isinstance(body, Mapping):
-        err = as_dict(body.get("error", body))
-        if isinstance(err, Mapping) and err.get("message"):
-            message = str(err["message"])
-    if status is None:
-        message = (f"the request failed ({type(exc).__name__}: {message}). Is the server "
-                   f"running and reachable?")
-    return ProviderError(status if isinstance(status, int) else None, message, body)
 
 
 def _read_completion(response: Any) -> Reply:
@@ -101,7 +86,7 @@ def _read_stream(chunks: Any, echo: bool) -> Reply:
             print(text, end="", flush=True)
     if echo and acc.content:
         print()
-    if acc.finish_reason is None:
+    if not acc.finished:
         raise ProviderError(None, "the stream ended before the model finished (no "
                                   "finish_reason arrived): the connection was cut.")
     return Reply(content=_text(acc.content), tool_calls=_calls(acc.tool_calls),

@@ -135,7 +135,7 @@ def _exception_message(exc: BaseException) -> str:
     if "Connect" in kinds:
         return (f"could not reach the server ({detail}). Is it running, and is the base URL "
                 f"right?")
-    return str(getattr(exc, "message", None) or exc) or type(exc).__name__
+    return detail  # a client that raised something else: its type says most
 
 
 def _body_message(body: Any) -> str | None:

@@ -156,7 +156,8 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
         result.messages = messages + protocol.said(step)
         return result
     except ProviderError as exc:
-        return _fail(result, "provider_error", f"The request for step {len(steps) + 1} failed: {exc}")
+        where = f"at step {len(steps) + 1}"
+        return _fail(result, "provider_error", str(ProviderError.from_exception(exc, where)))
     except Exception as exc:  # noqa: BLE001 - a bug in reactlab or in a registry: report it
         where = traceback.extract_tb(exc.__traceback__)[-1]
         return _fail(result, "error", f"{type(exc).__name__}: {exc} (at {where.filename}:"

@@ -36,6 +36,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from reactlab.runlog import as_dict
+
 
 class _Text:
     """Text assembled from pieces; a surrogate pair cut between two pieces is joined again.
@@ -84,12 +86,8 @@ class _Call:
 
 def _as_dict(obj: Any) -> dict | None:
     """An SDK chunk (pydantic model) or a parsed SSE dict as a plain dict; None for garbage."""
-    if isinstance(obj, dict):
-        return obj
-    if hasattr(obj, "model_dump"):  # openai.types.chat.ChatCompletionChunk; keeps extra fields
-        dumped = obj.model_dump()
-        return dumped if isinstance(dumped, dict) else None
-    return None
+    data = as_dict(obj)  # openai.types.chat.ChatCompletionChunk keeps its extra fields
+    return data if isinstance(data, dict) else None
 
 
 def _index(value: Any) -> int | None:

@@ -68,7 +68,7 @@ def test_unreadable_usage_counts_as_zero_and_ids_are_made_unique():
 
 @pytest.mark.parametrize("exc,words", [
     (openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:1")),
-     "Is the server running"),
+     "Is it running"),
     (RuntimeError("the client broke"), "RuntimeError: the client broke"),
     (httpx.ReadTimeout("slow"), "ReadTimeout"),
 ])

@@ -399,7 +399,7 @@ def test_provider_message_from_sdk_httpx_and_requests_errors():
     resp = requests.Response()
     resp.status_code, resp._content = 500, b'{"error": "internal"}'
     assert provider_message(requests.HTTPError("500", response=resp)) == "internal"
-    assert provider_message(ValueError("odd")) == "odd"
+    assert provider_message(ValueError("odd")) == "ValueError: odd"  # a client raising anything else
     assert provider_message(ProviderError(400, "bad")) == "bad"
 
 
