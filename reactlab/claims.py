@@ -101,7 +101,11 @@ def names(subs: dict[str, Subject], extra: list[str | tuple[str, ...]] = ()) -> 
         out.setdefault(sub.name, set()).update({sub.name, *sub.spellings})
     for part in extra:
         home(part, out)
-    return {n: {s for s in spellings | {n} if len(s.strip()) >= 2}
+    # a spelling two names share ("Tsingtao": the city 青岛 and the stock) goes to the one the
+    # run fetched
+    taken = {_key(s) for n in subs for s in out[n] | {n}}
+    return {n: {s for s in spellings | {n} if len(s.strip()) >= 2
+                and (n in subs or n == s or _key(s) not in taken)}
             for n, spellings in out.items()}
 
 
@@ -166,6 +170,8 @@ def misattributed(answer: str, result: RunResult, subs: dict[str, Subject],
         if sent != sentence:
             owner, sentence = None, sent  # a clause naming nobody continues the one before
         owner = next(iter(named)) if len(named) == 1 else (owner if not named else None)
+        if re.search(r"\d\s*[-+*/×÷=]\s*[\d(]", text[start:end]):
+            continue  # "(23.4 + 19.8 + 24.2) / 3": a calculation's operands belong to many
         for a, _, fig in spans_:
             v = value(fig)
             if not start <= a < end or owner is None or general.supports(v):

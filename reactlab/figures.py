@@ -24,18 +24,24 @@ from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation
 
 from reactlab.runlog import RunResult
 
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
+# "1,530" and "12,345.6", but not "23.4,100" (two figures) or "306,5"
+_THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?!\d)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # "1." "2." opening the lines of a numbered plan are not figures
 _LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?\d+\.(?:\*\*)?[ \t]")
 MAX_OPERANDS = 40  # the one-step search is quadratic: later figures are not operands
 MAX_STEPS = 3  # "109 × 20 = 2180, 2180 + 500 = 2680": steps an answer writes out
+SMALL = 10  # whole numbers up to this are constants an expression may use ("/ 3" for 三地)
 _SUM = re.compile(r"([\d.+\-*/×÷xX()\s]{3,200}?)\s*=\s*(\d+(?:\.\d+)?)")
 
 
 def normalise(text: str) -> str:
-    """Full-width to ASCII, thousands separators dropped. Example: "１,488.21元" -> "1488.21元"."""
-    return _THOUSANDS.sub("", unicodedata.normalize("NFKC", text or ""))
+    """Full-width to ASCII, thousands separators dropped. Example: "１,488.21元" -> "1488.21元".
+
+    The Chinese comma stays: "23.4，100" is two figures, not 23,4100.
+    """
+    text = "，".join(unicodedata.normalize("NFKC", part) for part in (text or "").split("，"))
+    return _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
 
 
 def figure_spans(text: str | None) -> list[tuple[int, int, str]]:
@@ -134,12 +140,17 @@ def unsupported_figures(answer: str | None, result: RunResult, vouched: tuple[st
     stated = list(dict.fromkeys(figures(answer)))
     good = {f for f in stated if pool.supports(value(f))}
     start = [*(value(f) for f in figures(result.question)), *operands]
+    written = sums(answer)
     for _ in range(MAX_STEPS):  # a derived figure may be the operand of the next step
         # 0 and 1 are no operands: "306 + 1" would excuse every off-by-one day count
         ops = [v for v in dict.fromkeys([*start, *(value(f) for f in stated if f in good)])
                if v not in (0, 1)]
         derived = Pool(_one_step(ops))
         new = {f for f in stated if f not in good and derived.supports(value(f))}
+        for expr, result_figure, got in written:  # "(23.4 + 19.8 + 24.2) / 3 = 22.47"
+            inputs = [f for f in figures(expr) if value(f) > SMALL]
+            if _right(result_figure, got) and all(f in good for f in inputs):
+                new |= {f for f in [result_figure, *figures(expr)] if f not in good}
         if not new:
             break
         good |= new
@@ -158,11 +169,11 @@ def invented_inputs(result: RunResult) -> list[tuple[str, list[str]]]:
     """(tool, figures) for calls whose arguments hold figures that neither the question nor an
     earlier successful tool result gives: the model made up an input.
 
-    Small whole numbers (0-10) are allowed as they are: "/ 3" for an average of three cities
+    Small whole numbers (0 to SMALL) are allowed as they are: "/ 3" for an average of three cities
     (the question may say 三). Example: days_between(date1="2025-10-01", date2="2026-06-18")
     with no get_today before it -> [("days_between", ["2025", "10"])]
     """
-    seen = {value(f) for f in figures(result.question)} | {Decimal(n) for n in range(11)}
+    seen = {value(f) for f in figures(result.question)} | {Decimal(n) for n in range(SMALL + 1)}
     out = []
     for step in result.steps or []:
         for call in step.tool_calls or []:
@@ -193,17 +204,15 @@ def _evaluate(node: ast.AST) -> Decimal:
     raise ValueError("not plain arithmetic")
 
 
-def wrong_sums(answer: str | None) -> list[str]:
-    """Arithmetic the answer writes out that is wrong, as "expression = stated (is right)".
+def sums(answer: str | None) -> list[tuple[str, str, Decimal]]:
+    """(expression, stated result, true result) for each calculation the answer writes out.
 
     Only + − × ÷ and parentheses on plain numbers; anything else is left alone.
-    Example: wrong_sums("平均 (23.4 + 19.8 + 24.2) / 3 = 23.4°C")
-             -> ["(23.4 + 19.8 + 24.2) / 3 = 23.4 (is 22.4666666667)"]
+    Example: sums("共 306 × 5 = 1530 元") -> [("306 * 5", "1530", Decimal("1530"))]
     """
     out = []
     for m in _SUM.finditer(normalise(answer or "").replace("×", "*").replace("÷", "/")):
-        left, stated = m.group(1), value(m.group(2))
-        words = left.split()
+        words = m.group(1).split()
         for i in range(len(words)):  # the longest tail that is an expression: "是 3 * 5"
             expr = " ".join(words[i:])
             if not re.search(r"\d\s*[-+*/xX]\s*[\d(]", expr) or expr.count("(") > 20:
@@ -212,8 +221,24 @@ def wrong_sums(answer: str | None) -> list[str]:
                 got = _evaluate(ast.parse(expr.replace("x", "*").replace("X", "*"), mode="eval"))
             except (SyntaxError, ValueError, ArithmeticError, DivisionByZero, RecursionError):
                 continue
-            if not is_rounding(stated, got) and not is_rounding(stated, abs(got)):
-                shown = _round(got, 10)
-                out.append(f"{expr} = {m.group(2)} (is {shown.normalize() if shown else got})")
+            out.append((expr, m.group(2), got))
             break
+    return out
+
+
+def _right(stated: str, got: Decimal) -> bool:
+    return is_rounding(value(stated), got) or is_rounding(value(stated), abs(got))
+
+
+def wrong_sums(answer: str | None) -> list[str]:
+    """Calculations the answer writes out wrongly, as "expression = stated (is right)".
+
+    Example: wrong_sums("平均 (23.4 + 19.8 + 24.2) / 3 = 23.4°C")
+             -> ["(23.4 + 19.8 + 24.2) / 3 = 23.4 (is 22.4666666667)"]
+    """
+    out = []
+    for expr, stated, got in sums(answer):
+        if not _right(stated, got):
+            shown = _round(got, 10) or got
+            out.append(f"{expr} = {stated} (is {shown.normalize():f})")
     return out

@@ -185,8 +185,10 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
                else f"no tool result for {owner} came back")
         problems.append(("wrong_answer" if owner in subs else "invented_data",
                          f"{owner} is given {whose}'s figures ({figs}): {own}"))
-    problems += [("incomplete", (f"no tool result for {p} came back, so the answer cannot "
-                                "cover it")) for p in unmet]
+    # as in the benchmark: a missing part is "incomplete" only when the answer states figures
+    problems += [("incomplete" if stated else "wrong_answer",
+                  f"no tool result for {p} came back, so the answer cannot cover it")
+                 for p in unmet]
     pools = {p: subs[p].pool for p in parts if p in subs}
     values = [value(f) for f in stated]
     if len(pools) >= 2 and any(pool.supports(v) for pool in pools.values() for v in values):
