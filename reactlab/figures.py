@@ -126,12 +126,13 @@ def run_sources(result: RunResult) -> list[str]:
 
 
 def unsupported_figures(answer: str | None, result: RunResult, vouched: tuple[str, ...] = (),
-                        operands: tuple[Decimal, ...] = ()) -> list[str]:
+                        operands: tuple[Decimal, ...] = (), steps: int = MAX_STEPS) -> list[str]:
     """The answer's figures that nothing in the run supports (each once, in order).
 
     `vouched`: figures the caller knows are right (an expected "7" for "days in a week", which
     no tool gives). `operands`: more figures a one-step calculation may start from (the
     grader passes each fetched reading, so 26.1 − 15.6 = 10.5 counts without a calculator).
+    `steps`: how many rounds of derivation (0: copies and roundings only).
     Example: after days_between -> "32" and calculator -> "-200", the answer
     "……还有32天。如果这些天每天存5元，一共能存1600元" -> ["1600"]; "……一共能存160元" -> [].
     """
@@ -141,7 +142,7 @@ def unsupported_figures(answer: str | None, result: RunResult, vouched: tuple[st
     good = {f for f in stated if pool.supports(value(f))}
     start = [*(value(f) for f in figures(result.question)), *operands]
     written = sums(answer)
-    for _ in range(MAX_STEPS):  # a derived figure may be the operand of the next step
+    for _ in range(steps):  # a derived figure may be the operand of the next step
         # 0 and 1 are no operands: "306 + 1" would excuse every off-by-one day count
         ops = [v for v in dict.fromkeys([*start, *(value(f) for f in stated if f in good)])
                if v not in (0, 1)]
