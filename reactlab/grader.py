@@ -144,6 +144,53 @@ def _expected(answer: str, expected: Expected, known: dict) -> list[str]:
     return out
 
 
+def _invention(result: RunResult, stated: list[str], unsupported: list[str], unmet: list[str],
+               wrong_owner: list, subs: dict[str, Subject]) -> list[tuple[str, str]]:
+    """Made-up observations, made-up tool inputs, unsupported figures, misattributed ones."""
+    out = []
+    if wrote_own_observation(result):
+        out.append(("invented_data" if stated else "wrong_answer",
+                    ("a reply contains an Observation: line the model wrote itself (only tools "
+                    "write observations)")))
+    out += [("invented_data", (f"{tool} was given {', '.join(figs)}, which neither the question "
+                              "nor an earlier tool result gives"))
+            for tool, figs in invented_inputs(result)]
+    if unsupported:
+        few = ", ".join(unsupported[:6]) + (" …" if len(unsupported) > 6 else "")
+        one = len(unsupported) == 1
+        fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
+        # as in the benchmark: with every fact fetched, a figure nothing gives is a wrong answer
+        # (bad arithmetic, a miscopy); with a fact missing, it is invented
+        invented = unmet or not fetched or any(o not in subs for o, _, _ in wrong_owner)
+        out.append(("invented_data" if invented else "wrong_answer",
+                    (f"{few} {'is' if one else 'are'} not supported: no tool result or "
+                    f"calculation gives {'it' if one else 'them'}")))
+    for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
+        figs = ", ".join(dict.fromkeys(f for o, f, _ in wrong_owner if o == owner))
+        whose = " and ".join(dict.fromkeys(b for o, _, bs in wrong_owner if o == owner for b in bs))
+        own = (f"{owner}'s own tool result says {subs[owner].gist()}" if owner in subs
+               else f"no tool result for {owner} came back")
+        out.append(("wrong_answer" if owner in subs else "invented_data",
+                    f"{owner} is given {whose}'s figures ({figs}): {own}"))
+    return out
+
+
+def _coverage(parts: list[str], unmet: list[str], stated: list[str], wrong_owner: list,
+              subs: dict[str, Subject]) -> list[tuple[str, str]]:
+    """Parts never fetched; and, when the answer states one part's figures, parts it skips."""
+    # as in the benchmark: a missing part is "incomplete" only when the answer states figures
+    out = [("incomplete" if stated else "wrong_answer",
+            f"no tool result for {p} came back, so the answer cannot cover it") for p in unmet]
+    pools = {p: subs[p].pool for p in parts if p in subs}
+    values = [value(f) for f in stated]
+    if len(pools) >= 2 and any(pool.supports(v) for pool in pools.values() for v in values):
+        misattributed = {o for o, _, _ in wrong_owner}
+        out += [("wrong_answer", (f"the answer gives no figure for {p} (its tool result: "
+                                 f"{subs[p].gist()})")) for p, pool in pools.items()
+                if p not in misattributed and not any(pool.supports(v) for v in values)]
+    return out
+
+
 def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     """Judge one run's answer against the run itself (and `expected`, where known).
 
@@ -153,52 +200,21 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     answer, expected = result.answer or "", expected or Expected()
     subs = claims.subjects(result)
     known = claims.names(subs, [*expected.parts, *([expected.winner] if expected.winner else [])])
-    problems: list[tuple[str, str]] = []  # (mode, reason) in the order found
-    if status := _status(result):
-        problems.append(status)
     stated = list(dict.fromkeys(figures(answer)))
     unsupported = _unsupported(answer, result, tuple(map(str, expected.figures)), _readings(subs))
-    fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
     parts = list(dict.fromkeys(
         [claims.home(p, known) for p in expected.parts] if expected.parts
         else [n for _, _, n in claims.mentions(result.question or "", known)]))
     unmet = [p for p in parts if p not in subs]
     wrong_owner = claims.misattributed(answer, result, subs, known)
-    if wrote_own_observation(result):
-        problems.append(("invented_data" if stated else "wrong_answer",
-                         ("a reply contains an Observation: line the model wrote itself "
-                         "(only tools write observations)")))
-    for tool, figs in invented_inputs(result):
-        problems.append(("invented_data", (f"{tool} was given {', '.join(figs)}, which neither "
-                                          "the question nor an earlier tool result gives")))
-    if unsupported:
-        few = ", ".join(unsupported[:6]) + (" …" if len(unsupported) > 6 else "")
-        one = len(unsupported) == 1
-        invented = unmet or not fetched or any(o not in subs for o, _, _ in wrong_owner)
-        problems.append(("invented_data" if invented else "wrong_answer",
-                         (f"{few} {'is' if one else 'are'} not supported: no tool result or "
-                         f"calculation gives {'it' if one else 'them'}")))
-    for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
-        figs = ", ".join(dict.fromkeys(f for o, f, _ in wrong_owner if o == owner))
-        whose = " and ".join(dict.fromkeys(b for o, _, bs in wrong_owner if o == owner for b in bs))
-        own = (f"{owner}'s own tool result says {subs[owner].gist()}" if owner in subs
-               else f"no tool result for {owner} came back")
-        problems.append(("wrong_answer" if owner in subs else "invented_data",
-                         f"{owner} is given {whose}'s figures ({figs}): {own}"))
-    # as in the benchmark: a missing part is "incomplete" only when the answer states figures
-    problems += [("incomplete" if stated else "wrong_answer",
-                  f"no tool result for {p} came back, so the answer cannot cover it")
-                 for p in unmet]
-    pools = {p: subs[p].pool for p in parts if p in subs}
-    values = [value(f) for f in stated]
-    if len(pools) >= 2 and any(pool.supports(v) for pool in pools.values() for v in values):
-        problems += [("wrong_answer", (f"the answer gives no figure for {p} (its tool result: "
-                                      f"{subs[p].gist()})")) for p, pool in pools.items()
-                     if p not in {o for o, _, _ in wrong_owner}
-                     and not any(pool.supports(v) for v in values)]
+
+    problems = [status] if (status := _status(result)) else []  # (mode, reason), in order
+    problems += _invention(result, stated, unsupported, unmet, wrong_owner, subs)
+    problems += _coverage(parts, unmet, stated, wrong_owner, subs)
+    fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
     if fetched and not stated and not claims.mentions(answer, known) and not problems:
-        problems.append(("wrong_answer", ("the answer uses nothing the tools returned: no "
-                                         "figure and no name")))
+        problems.append(("wrong_answer", ("the answer uses nothing the tools returned: no figure "
+                                         "and no name")))
     if compared := claims.comparison(answer, result, subs, known):
         problems.append(("wrong_answer", compared))
     problems += [("wrong_answer", f"the answer's arithmetic is wrong: {s}")
@@ -209,5 +225,5 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
                f"({', '.join(stated[:6])}{' …' if len(stated) > 6 else ''})" if stated else
                "the answer states no figure, and nothing in it contradicts the tool results")
         return Verdict(True, [why], [], None)
-    mode = min((m for m, _ in problems), key=MODES.index)
+    mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
     return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode)

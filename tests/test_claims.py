@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from reactlab import claims
+from reactlab.figures import figures
 from reactlab.runlog import RunResult, Step, ToolCallRecord
 
 BJ = ("北京: 23.4°C (feels like 23.1°C), humidity 43%, wind 西南风 2.7 m/s (微风), precipitation "
@@ -98,3 +102,17 @@ def test_quantities_and_readings():
     assert claims.reading(subs["广州"], "humidity") == Decimal(79)
     assert claims.reading(subs["广州"], "AQI") is None
     assert claims.reading(subs["广州"], None) == Decimal("24.2")  # the first figure
+
+
+@given(st.lists(st.sampled_from(figures(BJ)), min_size=1, max_size=5),
+       st.lists(st.sampled_from(figures(GZ)), min_size=1, max_size=5),
+       st.sampled_from(["，", "。", "; ", "\n", ". "]), st.booleans())
+def test_each_citys_own_figures_are_never_misattributed(bj, gz, cut, english):
+    a, b = ("Beijing", "Guangzhou") if english else ("北京", "广州")
+    answer = f"{a} {' '.join(bj)}{cut}{b} {' '.join(gz)}"
+    subs = claims.subjects(WEATHER)
+    assert claims.misattributed(answer, WEATHER, subs, claims.names(subs)) == []
+    swapped = f"{a} 24.2°C, humidity 79%{cut}{b} 23.4°C, humidity 43%"
+    found = claims.misattributed(swapped, WEATHER, subs, claims.names(subs))
+    assert [(n, f) for n, f, _ in found] == [("北京", "24.2"), ("北京", "79"), ("广州", "23.4"),
+                                             ("广州", "43")]
