@@ -151,9 +151,9 @@ def _invention(result: RunResult, stated: list[str], unsupported: list[str], unm
     if wrote_own_observation(result):
         out.append(("invented_data" if stated else "wrong_answer",
                     ("a reply contains an Observation: line the model wrote itself (only tools "
-                    "write observations)")))
-    out += [("invented_data", (f"{tool} was given {', '.join(figs)}, which neither the question "
-                              "nor an earlier tool result gives"))
+                     "write observations)")))
+    out += [("invented_data", (f"{tool} was given {', '.join(figs)}, which neither the "
+                               "question nor an earlier tool result gives"))
             for tool, figs in invented_inputs(result)]
     if unsupported:
         few = ", ".join(unsupported[:6]) + (" …" if len(unsupported) > 6 else "")
@@ -164,7 +164,7 @@ def _invention(result: RunResult, stated: list[str], unsupported: list[str], unm
         invented = unmet or not fetched or any(o not in subs for o, _, _ in wrong_owner)
         out.append(("invented_data" if invented else "wrong_answer",
                     (f"{few} {'is' if one else 'are'} not supported: no tool result or "
-                    f"calculation gives {'it' if one else 'them'}")))
+                     f"calculation gives {'it' if one else 'them'}")))
     for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
         figs = ", ".join(dict.fromkeys(f for o, f, _ in wrong_owner if o == owner))
         whose = " and ".join(dict.fromkeys(b for o, _, bs in wrong_owner if o == owner for b in bs))
@@ -186,7 +186,7 @@ def _coverage(parts: list[str], unmet: list[str], stated: list[str], wrong_owner
     if len(pools) >= 2 and any(pool.supports(v) for pool in pools.values() for v in values):
         misattributed = {o for o, _, _ in wrong_owner}
         out += [("wrong_answer", (f"the answer gives no figure for {p} (its tool result: "
-                                 f"{subs[p].gist()})")) for p, pool in pools.items()
+                                  f"{subs[p].gist()})")) for p, pool in pools.items()
                 if p not in misattributed and not any(pool.supports(v) for v in values)]
     return out
 
@@ -213,8 +213,8 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     problems += _coverage(parts, unmet, stated, wrong_owner, subs)
     fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
     if fetched and not stated and not claims.mentions(answer, known) and not problems:
-        problems.append(("wrong_answer", ("the answer uses nothing the tools returned: no figure "
-                                         "and no name")))
+        problems.append(("wrong_answer", ("the answer uses nothing the tools returned: no "
+                                          "figure and no name")))
     if compared := claims.comparison(answer, result, subs, known):
         problems.append(("wrong_answer", compared))
     problems += [("wrong_answer", f"the answer's arithmetic is wrong: {s}")
