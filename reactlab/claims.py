@@ -80,7 +80,7 @@ def subjects(result: RunResult) -> dict[str, Subject]:
         for call in step.tool_calls or []:
             obs = normalise(call.observation or "")
             match = None if call.error else _SUBJECT.match(obs)
-            if not match or match.group(1).strip() == call.name:
+            if not match or match.group(1).strip() in (call.name, "Error", "error"):
                 continue
             sub = out.setdefault(match.group(1).strip(), Subject(match.group(1).strip()))
             sub.texts.append(obs)
@@ -268,6 +268,8 @@ def _claims(text: str, known: dict[str, set[str]]):
             before = [n for a, n in in_sent if a < c0 + start and n not in others]
             after = [n for a, n in in_sent if a >= c0 + end and n not in others]
             claimed = (near or before)[-1] if near or before else (after or [None])[0]
+            if re.search(r"前者|the former", clause, re.IGNORECASE) and before:
+                claimed = before[0]  # "A …, B …, 前者更高": A
             if claimed is not None:
                 others = [n for n in dict.fromkeys(others or [n for _, n in in_sent])
                           if n != claimed]

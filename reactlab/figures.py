@@ -130,8 +130,9 @@ def unsupported_figures(answer: str | None, result: RunResult, vouched: tuple[st
     """The answer's figures that nothing in the run supports (each once, in order).
 
     `vouched`: figures the caller knows are right (an expected "7" for "days in a week", which
-    no tool gives). `operands`: more figures a one-step calculation may start from (the
-    grader passes each fetched reading, so 26.1 − 15.6 = 10.5 counts without a calculator).
+    no tool gives). `operands`: figures a calculation may start from or end at (the grader
+    passes each fetched reading, so 26.1 − 15.6 = 10.5 counts without a calculator, and the
+    mean of three cities' temperatures).
     `steps`: how many rounds of derivation (0: copies and roundings only).
     Example: after days_between -> "32" and calculator -> "-200", the answer
     "……还有32天。如果这些天每天存5元，一共能存1600元" -> ["1600"]; "……一共能存160元" -> [].
@@ -146,7 +147,7 @@ def unsupported_figures(answer: str | None, result: RunResult, vouched: tuple[st
         # 0 and 1 are no operands: "306 + 1" would excuse every off-by-one day count
         ops = [v for v in dict.fromkeys([*start, *(value(f) for f in stated if f in good)])
                if v not in (0, 1)]
-        derived = Pool(_one_step(ops))
+        derived = Pool(_one_step(ops) | set(operands))
         new = {f for f in stated if f not in good and derived.supports(value(f))}
         for expr, result_figure, got in written:  # "(23.4 + 19.8 + 24.2) / 3 = 22.47"
             inputs = [f for f in figures(expr) if value(f) > SMALL]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from reactlab import claims
 from reactlab.claims import Subject
@@ -72,9 +73,13 @@ class Verdict:
         return head + "\n\n" + "\n".join(f"- {r}" for r in self.reasons)
 
 
-def _readings(subs: dict[str, Subject]) -> tuple:
-    """Every fetched reading: the operands of a calculation done without the calculator."""
+def _readings(subs: dict[str, Subject]) -> tuple[Decimal, ...]:
+    """Every fetched reading, and each quantity's sum and mean over the names: the operands
+    of a calculation done without the calculator (26.1 − 15.6; the average of three cities)."""
     found = [claims.reading(s, q) for s in subs.values() for q in [*claims.QUANTITIES, None]]
+    for q in claims.QUANTITIES:
+        same = [v for v in (claims.reading(s, q) for s in subs.values()) if v is not None]
+        found += [sum(same), sum(same) / len(same)] if len(same) >= 3 else []
     return tuple(v for v in dict.fromkeys(found) if v is not None)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -116,3 +117,31 @@ def test_each_citys_own_figures_are_never_misattributed(bj, gz, cut, english):
     found = claims.misattributed(swapped, WEATHER, subs, claims.names(subs))
     assert [(n, f) for n, f, _ in found] == [("北京", "24.2"), ("北京", "79"), ("广州", "23.4"),
                                              ("广州", "43")]
+
+
+THREE = run("Of Xi'an, Wuhan and Nanjing, which city is the warmest right now?",
+            ("get_weather", {"location": "Xi'an"}, "西安: 18.3°C [snapshot]"),
+            ("get_weather", {"location": "Wuhan"}, "武汉: 16.0°C [snapshot]"),
+            ("get_weather", {"location": "Nanjing"}, "南京: 14.6°C [snapshot]"))
+
+
+@pytest.mark.parametrize("result, answer, wrong", [
+    (STOCKS, "青岛啤酒的收盘价为67.92元，远低于贵州茅台的1488.21元。", False),
+    (STOCKS, "贵州茅台的收盘价为1488.21元，青岛啤酒为67.92元，前者更高。", False),
+    (STOCKS, "贵州茅台的收盘价为1488.21元，青岛啤酒为67.92元，后者更高。", True),
+    (STOCKS, "相比之下，贵州茅台更贵。", False),
+    (STOCKS, "青岛啤酒比贵州茅台便宜得多。", False),
+    (STOCKS, "Moutai's closing price is higher than Tsingtao's.", False),
+    (STOCKS, "Tsingtao Brewery is more expensive than Kweichow Moutai.", True),
+    (WEATHER, "北京比广州冷，北京的温度低于广州。", False),
+    (WEATHER, "广州的湿度（79%）高于北京（43%）。", False),
+    (WEATHER, "北京的湿度更高。", True),
+    (WEATHER, "北京和广州哪个更热？广州更热。", False),
+    (THREE, "Xi'an is the warmest at 18.3°C, 3.7°C warmer than Nanjing, the coldest.", False),
+    (THREE, "Wuhan is the warmest right now.", True),
+    (THREE, "Nanjing is the coldest, Xi'an the warmest.", False),
+])
+def test_comparison_phrasings(result, answer, wrong):
+    subs = claims.subjects(result)
+    said = claims.comparison(answer, result, subs, claims.names(subs))
+    assert (said is not None) == wrong, said

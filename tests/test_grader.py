@@ -219,6 +219,10 @@ def test_made_up_tool_inputs_and_wrong_sums():
     assert "arithmetic is wrong: (23.4 + 19.8 + 24.2) / 3 = 23.4 (is 22.4666666667)" in str(grade(avg))
     avg.answer = avg.answer.replace("= 23.4°C", "= 22.47°C")
     assert grade(avg).ok
+    avg.answer = "北京 23.4°C，上海 19.8°C，广州 24.2°C，三地平均约22.5°C。"  # in its head: fine
+    assert grade(avg).ok
+    avg.answer = "北京 23.4°C，上海 19.8°C，广州 24.2°C，三地平均约23.5°C。"
+    assert grade(avg).unsupported == ["23.5"]
 
 
 def test_an_answer_that_uses_nothing_fetched():
