@@ -112,10 +112,10 @@ def names(subs: dict[str, Subject], extra: list[str | tuple[str, ...]] = ()) -> 
 
 def home(part: str | tuple[str, ...], known: dict[str, set[str]]) -> str:
     """The known name one of `part`'s spellings belongs to (added to `known` if new)."""
-    spellings = {part} if isinstance(part, str) else set(part)
+    spellings = {s for s in ([part] if isinstance(part, str) else part) if str(s).strip()}
     keys = {_key(s) for s in spellings}
     found = next((n for n, s in known.items() if keys & {_key(x) for x in s | {n}}), None)
-    name = found or (part if isinstance(part, str) else part[0])
+    name = found or (part if isinstance(part, str) else next(iter(sorted(spellings)), ""))
     known.setdefault(name, set()).update(spellings)
     return name
 

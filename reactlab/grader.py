@@ -203,12 +203,14 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     "青岛啤酒的收盘价更高，高1420.29" -> verdict ✘ (wrong_answer): the comparison is backwards.
     """
     answer, expected = result.answer or "", expected or Expected()
+    wanted = [p for p in expected.parts  # parts with at least one spelling to look for
+              if any(str(s).strip() for s in ([p] if isinstance(p, str) else p))]
     subs = claims.subjects(result)
-    known = claims.names(subs, [*expected.parts, *([expected.winner] if expected.winner else [])])
+    known = claims.names(subs, [*wanted, *([expected.winner] if expected.winner else [])])
     stated = list(dict.fromkeys(figures(answer)))
     unsupported = _unsupported(answer, result, tuple(map(str, expected.figures)), _readings(subs))
     parts = list(dict.fromkeys(
-        [claims.home(p, known) for p in expected.parts] if expected.parts
+        [claims.home(p, known) for p in wanted] if wanted
         else [n for _, _, n in claims.mentions(result.question or "", known)]))
     unmet = [p for p in parts if p not in subs]
     wrong_owner = claims.misattributed(answer, result, subs, known)

@@ -249,6 +249,7 @@ def test_expected_figures_winner_and_parts():
     english = weather("Beijing 23.4°C, Guangzhou 24.2°C")
     assert grade(english, Expected(parts=(("北京", "Beijing"), ("广州", "Guangzhou")))).ok
     assert grade(weather("Beijing 23.4°C"), Expected(parts=("北京", "广州"))).mode == "wrong_answer"
+    assert grade(english, Expected(parts=((), "", (" ",)))).ok  # nothing to look for: no part
 
 
 def test_verdict_shows_itself():
