@@ -8,14 +8,17 @@ Failure modes (exactly one per failed run, decided in this order from the RunRes
 | `loop` | `status == "loop"`: the loop detector fired twice |
 | `format_error` | the "answer" is a tool call written out as a JSON blob (`{"action": "get_…", "action_input": …}`), whatever the checker says; or `status == "parse_errors"`; or a step/token budget ran out while at least half of the model's steps (the closing final request excluded) were unparsable or empty replies |
 | `step_limit` | `status` is `"max_steps"` or `"max_tokens"` (the other budget ends) |
-| `invented_data` | the model ended with an answer that states a number no tool result and no question contains, although a fact the task needs never came back from a successful tool call (`Task.needs`); or a reply carried an `Observation:` line the model wrote itself |
-| `incomplete` | a needed fact never came back, but every number the answer states did come from a tool result (or the question): the model answered part of the question and stopped — nothing invented |
+| `invented_data` | the model ended with an answer that states a figure no tool result and not the question gives (compared by value, roundings allowed: `reactlab.figures`), although a fact the task needs never came back from a successful tool call (`Task.needs`); or a reply carried an `Observation:` line the model wrote itself |
+| `incomplete` | a needed fact never came back, but every figure the answer states did come from a tool result or the question (or rounds one): the model answered part of the question and stopped — nothing invented |
 | `wrong_answer` | everything else: the facts were fetched (or none were needed) and the answer is still wrong — bad arithmetic, one city's number copied to the other, a missing part — or the answer states no number at all (empty, "<tools></tools>") |
 
 Success is the task's checker on `RunResult.answer`, whatever the status: an answer given in
 the closing "answer with what you have" request after a budget ran out counts if it is right
-(`record["after_budget"]` marks it). This module does not call a model; it is tested on fake
-RunResults in tests/test_benchmarks.py.
+(`record["after_budget"]` marks it). The mode names, their order and the figure, status and
+Observation rules come from `reactlab.grader`; each record also carries the grader's one-line
+verdict (`record["verdict"]`), which is stricter than the checker (it also checks a
+comparison's direction and whom each figure is about) and is reported, not scored. This
+module does not call a model; it is tested on fake RunResults in tests/test_benchmarks.py.
 """
 
 from __future__ import annotations
@@ -24,9 +27,13 @@ import re
 from typing import Any
 
 from benchmarks.tasks import Task, check
+from reactlab import figures, grader
+from reactlab.grader import CALL_AS_ANSWER, OWN_OBSERVATION, grade
+from reactlab.runlog import RunResult, Step, ToolCallRecord
 
-MODES = ("provider_error", "loop", "format_error", "step_limit", "invented_data", "incomplete",
-         "wrong_answer")
+MODES = grader.MODES  # the grader's names, in its order (the report reads them from here)
+BUDGET_ENDS = grader.BUDGET_ENDS
+
 MODE_TEXT = {
     "provider_error": "the request failed (network, HTTP or server error)",
     "loop": "the loop detector fired twice: the same call over and over",
@@ -37,8 +44,6 @@ MODE_TEXT = {
     "wrong_answer": "had the facts (or needed none) and answered wrongly, incompletely or "
                     "with no figure at all",
 }
-BUDGET_ENDS = ("max_steps", "max_tokens")
-_OWN_OBSERVATION = re.compile(r"(?im)^[ \t*]*Observation\s*[:：]")
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -69,23 +74,21 @@ def needs_met(task: Task, steps: list) -> list[str]:
 def wrote_own_observation(steps: list) -> bool:
     """A reply (not a tool result) with an `Observation:` line: the model made one up."""
     return any(_get(s, "kind") in ("action", "final", "parse_error")
-               and _OWN_OBSERVATION.search(_get(s, "text") or "") for s in steps)
-
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_CALL_AS_ANSWER = re.compile(r'"action"\s*:\s*"(?!Final Answer")[^"]+"\s*,\s*"action_input"')
-_LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?\d+\.(?:\*\*)?[ \t]")
+               and OWN_OBSERVATION.search(_get(s, "text") or "") for s in steps)
 
 
 def unsupported_figures(answer: str | None, sources: list[str]) -> list[str]:
-    """Numbers in `answer` that appear in none of `sources` (observations, the question).
+    """Figures in `answer` that none of `sources` (observations, the question) gives, compared
+    by value as the grader does (`reactlab.figures`): "1,530" is 1530, 1488 is a rounding of
+    1488.21, but "2" is not in "2026". Example: unsupported_figures("北京 23.4°C，广州 25°C",
+    ["北京: 23.4°C"]) -> ["25"]
 
-    Example: unsupported_figures("北京 23.4°C，广州 25°C", ["北京: 23.4°C"]) -> ["25"]
+    No arithmetic is credited here: the stored traces do not keep the tools' inputs, so a
+    product of a made-up price (200 × 12.50 -> 2500) would pass as derived.
     """
-    text = "\n".join(s for s in sources if s)
-    # "1." "2." opening the lines of a numbered plan are not figures
-    body = _LIST_MARKER.sub("", answer or "")
-    return [n for n in _NUMBER.findall(body) if n not in text]
+    run = RunResult(question="", answer=answer, status="final", steps=[Step(1, "action", tool_calls=[
+        ToolCallRecord(name="source", arguments={}, observation=s or "") for s in sources])])
+    return figures.unsupported_figures(answer, run, steps=0)
 
 
 def observations(steps: list) -> list[str]:
@@ -116,7 +119,7 @@ def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, s
     ok, missing = check(task, answer)
     if status == "error":
         return False, "provider_error", missing
-    if ok and _CALL_AS_ANSWER.search(answer or ""):
+    if ok and CALL_AS_ANSWER.search(answer or ""):
         # a tool call written out as the "answer" (seen under constrained decoding, where the
         # closing request still got a blob): the checker's names may sit in its arguments
         return False, "format_error", missing
@@ -131,7 +134,7 @@ def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, s
         return False, "format_error", missing
     if status in BUDGET_ENDS:
         return False, "step_limit", missing
-    own_observation = any(k in ("action", "final", "parse_error") and _OWN_OBSERVATION.search(t)
+    own_observation = any(k in ("action", "final", "parse_error") and OWN_OBSERVATION.search(t)
                           for k, t in steps)
     # Invented data states a figure: an answer with no number at all ("<tools></tools>",
     # "I cannot tell") is a wrong answer, not an invention.
@@ -188,6 +191,7 @@ def record(task: Task, result: Any, wall_s: float) -> dict:
     steps = _get(result, "steps", []) or []
     usage = _get(result, "usage", {}) or {}
     success, mode, missing = classify(task, result)
+    run = result if isinstance(result, RunResult) else RunResult.from_dict(result)
     calls = [c for s in steps for c in (_get(s, "tool_calls", []) or [])]
     pt, ct = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
     return {
@@ -203,6 +207,6 @@ def record(task: Task, result: Any, wall_s: float) -> dict:
         "guard_events": [e for s in steps for e in (_get(s, "events", []) or [])],
         "prompt_tokens": pt, "completion_tokens": ct,
         "cached_tokens": int(usage.get("cached_tokens", 0)), "total_tokens": pt + ct,
-        "wall_s": round(wall_s, 2), "model": _get(result, "model"),
+        "wall_s": round(wall_s, 2), "model": _get(result, "model"), "verdict": str(grade(run)),
         "trace": trace(steps),
     }

@@ -26,6 +26,8 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass
 
+from reactlab import figures
+
 TODAY = "2026-03-01"  # REACTLAB_TODAY for every benchmark run: seed 001's date (306 days to 2027)
 
 
@@ -187,15 +189,16 @@ def suite_digest(tasks: list[Task] | None = None) -> str:
 
 # --- checking an answer -----------------------------------------------------------------------
 
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _MONTHS = {m: i for i, m in enumerate(
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
 
 
 def normalise(text: str) -> str:
-    """Full-width to ASCII, thousands separators dropped. Example: "１,488.21元" -> "1488.21元"."""
-    return _THOUSANDS.sub("", unicodedata.normalize("NFKC", text or ""))
+    """Full-width to ASCII, thousands separators dropped, as the grader reads figures
+    (`reactlab.figures.normalise`). Example: "１,488.21元" -> "1488.21元"; "67.92，100股" keeps
+    both figures."""
+    return figures.normalise(text)
 
 
 def numbers(text: str) -> list[float]:

@@ -380,6 +380,35 @@ def test_unsupported_figures():
     assert scoring.unsupported_figures("306 天", ["", "到 2027-01-01 还有 306 天"]) == []
     plan = "I'll do this:\n1. **get_weather**\n  2. compare\n**3.** answer 19°C"
     assert scoring.unsupported_figures(plan, []) == ["19"]
+    # compared by value, as the grader does: "2" is not in "2026", "1,530" is 1530
+    assert scoring.unsupported_figures("2 AA batteries", ["search_docs: 2026 sections"]) == ["2"]
+    assert scoring.unsupported_figures("共1,530元，约1488元", ["1530", "1488.21"]) == []
+    # no arithmetic credit: the traces keep no tool inputs, and 2500 = 200 × a made-up 12.50
+    assert scoring.unsupported_figures("12.50 yuan, 200 shares: 2500", ["2500", "200 shares"]) == [
+        "12.50"]
+
+
+def test_a_made_up_count_is_invented_not_incomplete():
+    # a stored t27 record: the old substring rule found "2" in "12" and "6" in "6,021"
+    shown = ("search_docs: 12 sections matched 'battery'; the best 4 follow in full (6,021 "
+             "characters, bundled sample documents).")
+    rec = {"task": "t27_manual_batteries_en", "status": "final",
+           "answer": "The outdoor sensor uses 2 AA batteries, and alkaline batteries last "
+                     "approximately 6 months.", "needs_unmet": ["search_docs:3 × AA"],
+           "trace": [{"kind": "action", "text": "", "calls": [["search_docs", {}, shown, False]]},
+                     {"kind": "final", "text": "Final Answer: 2 AA", "calls": []}]}
+    assert scoring.reclassify(rec) == (False, "invented_data")
+
+
+def test_record_carries_the_graders_verdict():
+    steps = [Step(1, "action", tool_calls=[_call("get_weather", {"location": "北京"}, W_BJ)]),
+             Step(2, "action", tool_calls=[_call("get_weather", {"location": "广州"}, W_GZ)]),
+             Step(3, "final", text="Final Answer: 北京23.4°C，广州23.4°C")]
+    rec = scoring.record(T13, _run("final", "北京23.4°C，广州23.4°C", steps), 1.0)
+    assert rec["mode"] == "wrong_answer"
+    assert rec["verdict"].startswith("verdict: ✘ 广州 is given 北京's figures (23.4)")
+    ok = scoring.record(T13, _run("final", "北京23.4°C，广州24.2°C", steps).to_dict(), 1.0)
+    assert ok["success"] and ok["verdict"].startswith("verdict: ✔")
 
 
 def test_reclassify_reads_observations_from_the_trace():

@@ -1,0 +1,302 @@
+"""Claims: whom an answer's figures are about, and which comparisons it states.
+
+The run says what each name's data is: a tool result opens with its subject ("北京: 23.4°C …",
+"青岛啤酒 (600600.SH) closing price: 67.92 CNY …") and the call's arguments give more
+spellings ("Guangzhou"); the course's bundled teaching data adds English names and aliases.
+With that, `misattributed` finds a clause about 广州 that carries figures only 北京's result
+gives, and `comparison` checks "更高 / higher / warmer / 更便宜 / better …" against the
+readings (temperature, humidity, closing price, AQI; a lower AQI is better).
+
+Deliberately NOT here: parsing grammar. A clause is text between punctuation, a clause naming
+nobody continues the one before it, a clause naming two names is not checked, the claimed
+side of a comparison is the name before the word ("A 比 B 高", "A is higher than B"),
+negation is only "not / n't / 不 / 没" right before the word. Used by `reactlab.grader`; no
+notebook introduces it yet.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+
+from reactlab.figures import Pool, figure_spans, figures, normalise, value
+from reactlab.runlog import RunResult
+
+_DATA = Path(__file__).parent / "data"
+# the subject of a tool result: "北京: 23.4°C …", "青岛啤酒 (600600.SH) closing price: …"
+_SUBJECT = re.compile(r"^\s*([^\s\d:：(（\[{][^:：(（\[{\n]{0,24}?)\s*[:：(（]")
+_SENTENCE = re.compile(r"[。！？!?\n]+|\.(?!\d)\s*")
+_CLAUSE = re.compile(r"[，,；;：:、]")
+
+
+@cache
+def course_names() -> dict[str, tuple[str, ...]]:
+    """name -> spellings from the bundled teaching data. Example: "广州" -> ("广州", "Guangzhou", …)
+
+    Short latin aliases ("sh", "gz") are left out: "600519.SH" is not 上海.
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    for file, key in (("weather_snapshot.json", "cities"), ("closing_prices.json", "stocks")):
+        try:
+            data = json.loads((_DATA / file).read_text(encoding="utf-8"))[key]
+            for name, info in data.items():
+                spellings = [name, str(info.get("en") or ""), *map(str, info.get("aliases", []))]
+                out[name] = tuple(s for s in spellings if len(s) >= (4 if s.isascii() else 2))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue  # the grader still works from the names in the run
+    return out
+
+
+@dataclass
+class Subject:
+    """What the run fetched about one name: its tool results (normalised)."""
+
+    name: str
+    spellings: set[str] = field(default_factory=set)
+    texts: list[str] = field(default_factory=list)
+
+    @property
+    def pool(self) -> Pool:
+        return Pool({value(f) for t in self.texts for f in figures(t)})
+
+    def gist(self) -> str:
+        """The first result's opening, without its provenance tail.
+
+        Example: "广州: 24.2°C (feels like 27.1°C), humidity 79%"
+        """
+        text = ", ".join(self.texts[0].split(" [")[0].split(", ")[:2])
+        return text if len(text) <= 70 else text[:69] + "…"
+
+
+def subjects(result: RunResult) -> dict[str, Subject]:
+    """The names the run fetched data about, from its successful tool results."""
+    out: dict[str, Subject] = {}
+    for step in result.steps or []:
+        for call in step.tool_calls or []:
+            obs = normalise(call.observation or "")
+            match = None if call.error else _SUBJECT.match(obs)
+            if not match or match.group(1).strip() in (call.name, "Error", "error"):
+                continue
+            sub = out.setdefault(match.group(1).strip(), Subject(match.group(1).strip()))
+            sub.texts.append(obs)
+            args = call.arguments.values() if isinstance(call.arguments, dict) else []
+            sub.spellings |= {a.strip() for a in args if isinstance(a, str)
+                              and 2 <= len(a.strip()) <= 30 and not re.search(r"[\d{}\"]", a)}
+    return out
+
+
+def _key(name: str) -> str:
+    return normalise(name).strip().casefold().removesuffix("市")
+
+
+def names(subs: dict[str, Subject], extra: list[str | tuple[str, ...]] = ()) -> dict[str, set[str]]:
+    """name -> spellings: the course's names, the run's subjects, and `extra` names (each a
+    name or a tuple of spellings; joined to a known name when a spelling matches)."""
+    out = {n: set(s) for n, s in course_names().items()}
+    for sub in subs.values():
+        out.setdefault(sub.name, set()).update({sub.name, *sub.spellings})
+    for part in extra:
+        home(part, out)
+    # a spelling two names share ("Tsingtao": the city 青岛 and the stock) goes to the one the
+    # run fetched
+    taken = {_key(s) for n in subs for s in out[n] | {n}}
+    return {n: {s for s in spellings | {n} if len(s.strip()) >= 2
+                and (n in subs or n == s or _key(s) not in taken)}
+            for n, spellings in out.items()}
+
+
+def home(part: str | tuple[str, ...], known: dict[str, set[str]]) -> str:
+    """The known name one of `part`'s spellings belongs to (added to `known` if new)."""
+    spellings = {s for s in ([part] if isinstance(part, str) else part) if str(s).strip()}
+    keys = {_key(s) for s in spellings}
+    found = next((n for n, s in known.items() if keys & {_key(x) for x in s | {n}}), None)
+    name = found or (part if isinstance(part, str) else next(iter(sorted(spellings)), ""))
+    known.setdefault(name, set()).update(spellings)
+    return name
+
+
+def mentions(text: str, known: dict[str, set[str]]) -> list[tuple[int, int, str]]:
+    """(start, end, name) of every mention in normalise(text), longest first, no overlaps:
+    "青岛啤酒" is the stock, not the city 青岛."""
+    text = normalise(text)
+    hits = []
+    for name, spellings in known.items():
+        for s in map(normalise, spellings):
+            pattern = rf"(?<![A-Za-z]){re.escape(s)}(?![A-Za-z])" if s.isascii() else re.escape(s)
+            hits += [(m.start(), m.end(), name)
+                     for m in re.finditer(pattern, text, re.IGNORECASE)]
+    out, end = [], -1
+    for start, stop, name in sorted(hits, key=lambda h: (h[0], h[0] - h[1])):
+        if start >= end:
+            out.append((start, stop, name))
+            end = stop
+    return out
+
+
+def spans(pattern: re.Pattern, text: str, offset: int = 0) -> list[tuple[int, int]]:
+    """Cut `text` after each match of `pattern`: [(start, end), …] covering all of it."""
+    cuts = [0, *(m.end() for m in pattern.finditer(text)), len(text)]
+    return [(a + offset, b + offset) for a, b in itertools.pairwise(cuts) if b > a]
+
+
+def clauses(text: str) -> list[tuple[int, int, tuple[int, int]]]:
+    """(start, end, sentence span) of each clause of `text`."""
+    return [(a, b, sent) for sent in spans(_SENTENCE, text)
+            for a, b in spans(_CLAUSE, text[sent[0]:sent[1]], sent[0])]
+
+
+# --- attribution --------------------------------------------------------------------------
+
+def misattributed(answer: str, result: RunResult, subs: dict[str, Subject],
+                  known: dict[str, set[str]]) -> list[tuple[str, str, list[str]]]:
+    """(name, figure, owners): a clause about `name` carrying a figure that only other names'
+    tool results give. Example: "广州 23.4°C" after "北京: 23.4°C …" -> [("广州", "23.4", ["北京"])]
+    """
+    text = normalise(answer)
+    said, spans_ = mentions(text, known), figure_spans(text)
+    mine = {t for s in subs.values() for t in s.texts}
+    rest = [normalise(c.observation or "") for st in result.steps or [] for c in st.tool_calls
+            or [] if not c.error]
+    general = Pool({value(f) for t in [*rest, result.question or ""] if t not in mine
+                    for f in figures(t)})  # the question, calculator and date results
+    pools = {n: s.pool for n, s in subs.items()}
+    found, owner, sentence = [], None, None
+    for start, end, sent in clauses(text):
+        named = {n for a, _, n in said if start <= a < end}
+        if sent != sentence:
+            owner, sentence = None, sent  # a clause naming nobody continues the one before
+        owner = next(iter(named)) if len(named) == 1 else (owner if not named else None)
+        if re.search(r"\d\s*[-+*/×÷=]\s*[\d(]", text[start:end]):
+            continue  # "(23.4 + 19.8 + 24.2) / 3": a calculation's operands belong to many
+        for a, _, fig in spans_:
+            v = value(fig)
+            if not start <= a < end or owner is None or general.supports(v):
+                continue
+            if owner in pools and pools[owner].supports(v):
+                continue
+            owners = [n for n, p in pools.items() if n != owner and p.supports(v)]
+            if owners:
+                found.append((owner, fig, owners))
+    return found
+
+
+# --- comparisons --------------------------------------------------------------------------
+
+_WORDS = {
+    "up": ["more expensive", "pricier", "higher", "greater", "larger", "bigger", "warmer",
+           "hotter", "more humid", "highest", "most expensive", "warmest", "hottest",
+           "most humid", "largest", "更高", "较高", "高于", "更贵", "较贵", "更暖和", "更暖",
+           "更温暖", "更热", "较热", "更潮湿", "更湿", "更大", "最高", "最贵", "最热", "最暖和",
+           "最暖", "最温暖", "最潮湿"],
+    "down": ["less expensive", "cheaper", "lower", "smaller", "colder", "cooler", "less humid",
+             "drier", "lowest", "cheapest", "coldest", "coolest", "driest", "更低", "较低",
+             "低于", "更便宜", "较便宜", "更冷", "较冷", "更凉", "更干燥", "更小", "最低",
+             "最便宜", "最冷", "最干燥"],
+    "better": ["better", "best", "更好", "较好", "好于", "更优", "更佳", "更清新", "最好", "最佳"],
+    "worse": ["worse", "worst", "更差", "较差", "差于", "更糟", "最差"],
+}
+_BI_ADJ = {"高": "up", "贵": "up", "暖和": "up", "温暖": "up", "暖": "up", "热": "up",
+           "潮湿": "up", "湿": "up", "低": "down", "便宜": "down", "冷": "down", "凉": "down",
+           "干燥": "down", "好": "better", "差": "worse"}
+_COMPARE = re.compile("|".join(map(re.escape, sorted(itertools.chain(*_WORDS.values()),
+                                                     key=len, reverse=True))), re.IGNORECASE)
+_BI = re.compile(r"比([^，,。；;！!？?\n]{1,24}?)(?:更|还|要)?("
+                 + "|".join(sorted(_BI_ADJ, key=len, reverse=True)) + ")")
+# quantity -> (words that name it, how to read it from a tool result)
+QUANTITIES = {
+    "AQI": (r"AQI|air|空气|污染", r"AQI\s*[:：]?\s*(\d+(?:\.\d+)?)"),
+    "humidity": (r"humid|dri|湿|干燥", r"(?:humidity|湿度)\s*[:：]?\s*(\d+(?:\.\d+)?)\s*%"),
+    "temperature": (r"temperat|warm|hot|cold|cool|degree|°C|气温|温度|暖|热|冷|凉",
+                    r"(-?\d+(?:\.\d+)?)\s*°C"),
+    "closing price": (r"pric|expensive|cheap|cost|价|贵|便宜",
+                      r"(?:closing price|收盘价)\s*[:：]?\s*(\d+(?:\.\d+)?)"),
+}
+
+
+def quantity(*texts: str) -> str | None:
+    """The first quantity the texts name. Example: quantity("更高", "收盘价更高") -> "closing price"."""
+    for text in texts:
+        for q, (words, _) in QUANTITIES.items():
+            if re.search(words, text or "", re.IGNORECASE):
+                return q
+    return None
+
+
+def reading(sub: Subject, q: str | None) -> Decimal | None:
+    """A subject's value of quantity `q` (None: the first figure after its name's colon)."""
+    pattern = QUANTITIES[q][1] if q else r"[:：]\s*(-?\d+(?:\.\d+)?)"
+    for text in sub.texts:
+        m = re.search(pattern, text, re.IGNORECASE)
+        if m:
+            return Decimal(m.group(1))
+    return None
+
+
+def _claims(text: str, known: dict[str, set[str]]):
+    """(claimed name, other names, direction, word, clause) for each comparison stated.
+
+    Example: "青岛啤酒的收盘价更高" -> ("青岛啤酒", [], "up", "更高", "青岛啤酒的收盘价更高")
+    """
+    said = mentions(text, known)
+    for c0, c1, (s0, s1) in clauses(text):
+        if text[s0:s1 + 1].rstrip().endswith(("?", "？")):
+            continue  # a question echoed back claims nothing
+        clause, in_sent = text[c0:c1], [(a, n) for a, _, n in said if s0 <= a < s1]
+        found = [(m.start(), m.end(), m.group(2), _BI_ADJ[m.group(2)], m.group(1))
+                 for m in _BI.finditer(clause)]
+        covered = [(a, b) for a, b, *_ in found]
+        found += [(m.start(), m.end(), m.group(), next(d for d, ws in _WORDS.items()
+                                                      if m.group().casefold() in ws), None)
+                  for m in _COMPARE.finditer(clause)
+                  if not any(a <= m.start() < b for a, b in covered)]
+        for start, end, word, direction, middle in found:
+            if re.search(r"(?:\bnot|n't|不|没有?)\s*\S{0,2}$", clause[:start], re.IGNORECASE):
+                continue
+            if middle is not None:  # A 比 B 高: A is claimed, B is the other
+                others = [n for _, _, n in mentions(middle, known)]
+                if not others:
+                    continue  # 比较 ("rather"), 比起来: there is no B
+            else:
+                than = re.search(r"\bthan\b(.*)", clause[end:], re.IGNORECASE)
+                others = [n for _, _, n in mentions(than.group(1), known)] if than else []
+            near = [n for a, n in in_sent if c0 <= a < c0 + start and n not in others]
+            before = [n for a, n in in_sent if a < c0 + start and n not in others]
+            after = [n for a, n in in_sent if a >= c0 + end and n not in others]
+            claimed = (near or before)[-1] if near or before else (after or [None])[0]
+            if re.search(r"前者|the former", clause, re.IGNORECASE) and before:
+                claimed = before[0]  # "A …, B …, 前者更高": A
+            if claimed is not None:
+                others = [n for n in dict.fromkeys(others or [n for _, n in in_sent])
+                          if n != claimed]
+                yield claimed, others, direction, word, clause
+
+
+def comparison(answer: str, result: RunResult, subs: dict[str, Subject],
+               known: dict[str, set[str]]) -> str | None:
+    """The first comparison of `answer` that the fetched readings contradict, in words."""
+    for claimed, others, direction, word, clause in _claims(normalise(answer), known):
+        q = quantity(word, clause, result.question or "")
+        if direction in ("better", "worse") and q != "AQI":
+            continue  # "better" needs a scale that says which way is better
+        missing = [n for n in [claimed, *others] if n not in subs]
+        if missing:
+            return (f'the answer says {claimed} is "{word}", but no tool result for '
+                    f"{' or '.join(missing)} came back")
+        mine = reading(subs[claimed], q)
+        theirs = [(n, reading(subs[n], q)) for n in others or [n for n in subs if n != claimed]]
+        theirs = [(n, v) for n, v in theirs if v is not None]
+        if mine is None or not theirs:
+            continue
+        # "higher" wins with the larger value; on the AQI scale "better" wins with the smaller
+        larger = direction in ("up", "worse")
+        if any(v >= mine if larger else v <= mine for _, v in theirs):
+            got = ", ".join(f"{n} {v}" for n, v in theirs)
+            tail = " (a lower AQI is better)" if q == "AQI" else ""
+            return (f'the answer says {claimed} is "{word}" ({q or "the first figure"}), '
+                    f"but the tool results give {claimed} {mine} and {got}{tail}")
+    return None

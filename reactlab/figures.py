@@ -1,0 +1,246 @@
+"""Figures: the numbers an answer states, and whether anything in the run gives them.
+
+A figure of the answer is *supported* when it equals (or is a simple rounding of) a figure in
+a successful tool result, in the question, or one the caller vouches for; or when it is one
++ − × ÷ step away from two supported figures (the answer's own, the question's, or readings
+the grader passes in): "还有32天……每天存5元，一共能存160元" is 32 × 5. Figures are compared by
+value: "1,530", "1530.0", "1530元" and "１５３０" are the same figure; 22.47 and 22.5 are
+roundings of 22.4666666667; a date such as 2026-03-01 is the figures 2026, 03 and 01.
+`wrong_sums` checks arithmetic the answer writes out ("(23.4 + 19.8 + 24.2) / 3 = 23.4").
+
+Deliberately NOT here: Chinese numerals (十二), words (seven), units and signs ("-3.7°C" is
+the figure 3.7: a dash in a date is not a minus), roundings to tens or hundreds (约1500 is not
+a rounding of 1530), and derivations of more than one step unless the answer writes each
+intermediate figure. `reactlab.grader` builds its verdict on this module; no notebook
+introduces it yet (notebook 08 checks a run's observations by hand).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import unicodedata
+from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation
+
+from reactlab.runlog import RunResult
+
+# "1,530" and "12,345.6", but not "23.4,100" (two figures) or "306,5"
+_THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?!\d)")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# "1." "2." opening the lines of a numbered plan are not figures
+_LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?\d+\.(?:\*\*)?[ \t]")
+MAX_OPERANDS = 40  # the one-step search is quadratic: later figures are not operands
+MAX_STEPS = 3  # "109 × 20 = 2180, 2180 + 500 = 2680": steps an answer writes out
+SMALL = 10  # whole numbers up to this are constants an expression may use ("/ 3" for 三地)
+_SUM = re.compile(r"([\d.+\-*/×÷xX()\s]{3,200}?)\s*=\s*(\d+(?:\.\d+)?)")
+
+
+def normalise(text: str) -> str:
+    """Full-width to ASCII, thousands separators dropped. Example: "１,488.21元" -> "1488.21元".
+
+    The Chinese comma stays: "23.4，100" is two figures, not 23,4100.
+    """
+    text = "，".join(unicodedata.normalize("NFKC", part) for part in (text or "").split("，"))
+    return _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
+
+
+def figure_spans(text: str | None) -> list[tuple[int, int, str]]:
+    """(start, end, figure) for each figure, positions in `normalise(text)`.
+
+    Example: figure_spans("北京 1,530元") -> [(3, 7, "1530")]
+    """
+    s = _LIST_MARKER.sub(lambda m: " " * len(m.group()), normalise(text or ""))
+    return [(m.start(), m.end(), m.group()) for m in _NUMBER.finditer(s)]
+
+
+def figures(text: str | None) -> list[str]:
+    """The figures written in `text`, in order, list markers skipped.
+
+    Example: figures("1. 共1,530元，24.2°C，-3.7") -> ["1530", "24.2", "3.7"]
+    """
+    return [f for _, _, f in figure_spans(text)]
+
+
+def value(figure: str) -> Decimal:
+    """A figure as a Decimal (exact: 67.92 stays 67.92). Example: value("1530.0") -> 1530.0"""
+    return Decimal(figure)
+
+
+def _places(d: Decimal) -> int:
+    exponent = d.as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def _round(d: Decimal, places: int) -> Decimal | None:
+    try:
+        return d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    except InvalidOperation:  # too many digits to quantize: not a rounding we can check
+        return None
+
+
+def is_rounding(figure: Decimal, source: Decimal) -> bool:
+    """`figure` is `source` itself or `source` rounded (half up) to fewer decimal places.
+
+    Example: is_rounding(Decimal("22.47"), Decimal("22.4666666667")) -> True;
+             is_rounding(Decimal("1600"), Decimal("160")) -> False
+    """
+    places = _places(figure)
+    return figure == source or (places < _places(source) and _round(source, places) == figure)
+
+
+class Pool:
+    """Supported values that also answer "is x one of them, or a rounding of one?" quickly."""
+
+    def __init__(self, values: set[Decimal]) -> None:
+        self.values = values
+        self._rounded: dict[int, set[Decimal | None]] = {}
+
+    def supports(self, figure: Decimal) -> bool:
+        if figure in self.values:
+            return True
+        places = _places(figure)
+        if places not in self._rounded:
+            self._rounded[places] = {_round(v, places) for v in self.values
+                                     if _places(v) > places}
+        return figure in self._rounded[places]
+
+
+def _one_step(operands: list[Decimal]) -> set[Decimal]:
+    """Every a + b, |a − b|, a × b, a ÷ b and b ÷ a for two different operands."""
+    ops = operands[:MAX_OPERANDS]
+    out = set()
+    for i, a in enumerate(ops):
+        for b in ops[i + 1:]:
+            out |= {a + b, abs(a - b), a * b}
+            out |= {a / b} if b else set()
+            out |= {b / a} if a else set()
+    return out
+
+
+def run_sources(result: RunResult) -> list[str]:
+    """The texts a figure may come from: every successful tool result the model was shown,
+    then the question. A failed call's message is not data, so it is left out."""
+    shown = [c.observation or "" for s in result.steps or [] for c in s.tool_calls or []
+             if not c.error]
+    return [*shown, result.question or ""]
+
+
+def unsupported_figures(answer: str | None, result: RunResult, vouched: tuple[str, ...] = (),
+                        operands: tuple[Decimal, ...] = (), steps: int = MAX_STEPS) -> list[str]:
+    """The answer's figures that nothing in the run supports (each once, in order).
+
+    `vouched`: figures the caller knows are right (an expected "7" for "days in a week", which
+    no tool gives). `operands`: figures a calculation may start from or end at (the grader
+    passes each fetched reading, so 26.1 − 15.6 = 10.5 counts without a calculator, and the
+    mean of three cities' temperatures).
+    `steps`: how many rounds of derivation (0: copies and roundings only).
+    Example: after days_between -> "32" and calculator -> "-200", the answer
+    "……还有32天。如果这些天每天存5元，一共能存1600元" -> ["1600"]; "……一共能存160元" -> [].
+    """
+    sources = {value(f) for text in run_sources(result) for f in figures(text)}
+    pool = Pool(sources | {value(f) for v in vouched for f in figures(str(v))})
+    stated = list(dict.fromkeys(figures(answer)))
+    good = {f for f in stated if pool.supports(value(f))}
+    start = [*(value(f) for f in figures(result.question)), *operands]
+    written = sums(answer)
+    for _ in range(steps):  # a derived figure may be the operand of the next step
+        # 0 and 1 are no operands: "306 + 1" would excuse every off-by-one day count
+        ops = [v for v in dict.fromkeys([*start, *(value(f) for f in stated if f in good)])
+               if v not in (0, 1)]
+        derived = Pool(_one_step(ops) | set(operands))
+        new = {f for f in stated if f not in good and derived.supports(value(f))}
+        for expr, result_figure, got in written:  # "(23.4 + 19.8 + 24.2) / 3 = 22.47"
+            inputs = [f for f in figures(expr) if value(f) > SMALL]
+            if _right(result_figure, got) and all(f in good for f in inputs):
+                new |= {f for f in [result_figure, *figures(expr)] if f not in good}
+        if not new:
+            break
+        good |= new
+    return [f for f in stated if f not in good]
+
+
+def _flat(arguments: object) -> str:
+    if isinstance(arguments, dict):
+        return " ".join(_flat(v) for v in arguments.values())
+    if isinstance(arguments, (list, tuple)):
+        return " ".join(_flat(v) for v in arguments)
+    return str(arguments)
+
+
+def invented_inputs(result: RunResult) -> list[tuple[str, list[str]]]:
+    """(tool, figures) for calls whose arguments hold figures that neither the question nor an
+    earlier successful tool result gives: the model made up an input.
+
+    Small whole numbers (0 to SMALL) are allowed as they are: "/ 3" for an average of three cities
+    (the question may say 三). Example: days_between(date1="2025-10-01", date2="2026-06-18")
+    with no get_today before it -> [("days_between", ["2025", "10"])]
+    """
+    seen = {value(f) for f in figures(result.question)} | {Decimal(n) for n in range(SMALL + 1)}
+    out = []
+    for step in result.steps or []:
+        for call in step.tool_calls or []:
+            pool = Pool(seen)
+            bad = [f for f in dict.fromkeys(figures(_flat(call.arguments)))
+                   if not pool.supports(value(f))]
+            if bad:
+                out.append((call.name, bad))
+        # results of the same step are not inputs of its own calls (parallel calls)
+        seen |= {value(f) for c in step.tool_calls or [] if not c.error
+                 for f in figures(c.observation)}
+    return out
+
+
+def _evaluate(node: ast.AST) -> Decimal:
+    if isinstance(node, ast.Expression):
+        return _evaluate(node.body)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return Decimal(repr(node.value))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _evaluate(node.operand)
+        return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        a, b = _evaluate(node.left), _evaluate(node.right)
+        ops = {ast.Add: a.__add__, ast.Sub: a.__sub__, ast.Mult: a.__mul__, ast.Div: a.__truediv__}
+        return ops[type(node.op)](b)
+    raise ValueError("not plain arithmetic")
+
+
+def sums(answer: str | None) -> list[tuple[str, str, Decimal]]:
+    """(expression, stated result, true result) for each calculation the answer writes out.
+
+    Only + − × ÷ and parentheses on plain numbers; anything else is left alone.
+    Example: sums("共 306 × 5 = 1530 元") -> [("306 * 5", "1530", Decimal("1530"))]
+    """
+    out = []
+    for m in _SUM.finditer(normalise(answer or "").replace("×", "*").replace("÷", "/")):
+        words = m.group(1).split()
+        for i in range(len(words)):  # the longest tail that is an expression: "是 3 * 5"
+            expr = " ".join(words[i:])
+            if not re.search(r"\d\s*[-+*/xX]\s*[\d(]", expr) or expr.count("(") > 20:
+                continue
+            try:
+                got = _evaluate(ast.parse(expr.replace("x", "*").replace("X", "*"), mode="eval"))
+            except (SyntaxError, ValueError, ArithmeticError, DivisionByZero, RecursionError):
+                continue
+            out.append((expr, m.group(2), got))
+            break
+    return out
+
+
+def _right(stated: str, got: Decimal) -> bool:
+    return is_rounding(value(stated), got) or is_rounding(value(stated), abs(got))
+
+
+def wrong_sums(answer: str | None) -> list[str]:
+    """Calculations the answer writes out wrongly, as "expression = stated (is right)".
+
+    Example: wrong_sums("平均 (23.4 + 19.8 + 24.2) / 3 = 23.4°C")
+             -> ["(23.4 + 19.8 + 24.2) / 3 = 23.4 (is 22.4666666667)"]
+    """
+    out = []
+    for expr, stated, got in sums(answer):
+        if not _right(stated, got):
+            shown = _round(got, 10) or got
+            out.append(f"{expr} = {stated} (is {shown.normalize():f})")
+    return out

@@ -1,0 +1,236 @@
+"""The grader: is this answer supported by the run that produced it?
+
+`grade(result, expected=None)` reads a `RunResult` and returns a `Verdict`: ✔ or ✘, reasons
+in plain words, the unsupported figures, and a failure-mode name. It checks
+
+- the run's status: no answer, a provider error, a loop, unreadable replies or a budget that
+  ran out is a ✘ with that reason (the checks below still add theirs);
+- invention: a figure no tool result, the question or a calculation gives
+  (`reactlab.figures`), or an `Observation:` line the model wrote itself;
+- parts: every name the question asks about (北京 and 广州) needs its tool result, and an
+  answer that states one name's figures must state the other's too;
+- attribution and comparisons (`reactlab.claims`): 广州 given 北京's figures, or "青岛啤酒更高"
+  when 67.92 < 1488.21, is a ✘;
+- arithmetic the answer writes out, and the expected facts where the caller knows them.
+
+`unsupported_figures` and `comparison_problem` are the two checks an agent's guard can run on
+a draft answer. Failure-mode names and their order are the benchmark's (`MODES`; the rules are
+in benchmarks/scoring.py, which builds on this module). Deliberately NOT here: wording, tone,
+language, units, common knowledge (pass it as `Expected(figures=…)`), calling a tool or a
+model. No notebook introduces the grader yet (notebook 08 checks a run's log by hand).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from reactlab import claims
+from reactlab.claims import Subject
+from reactlab.figures import figures, invented_inputs, is_rounding, value, wrong_sums
+from reactlab.figures import unsupported_figures as _unsupported
+from reactlab.runlog import STATUSES, RunResult
+
+MODES = ("provider_error", "loop", "format_error", "step_limit", "invented_data", "incomplete",
+         "wrong_answer")
+BUDGET_ENDS = ("max_steps", "max_tokens")
+OWN_OBSERVATION = re.compile(r"(?im)^[ \t*]*Observation\s*[:：]")
+# a tool call written out as the "answer": ReAct-JSON style and native style
+CALL_AS_ANSWER = re.compile(r'"action"\s*:\s*"(?!Final Answer")[^"]+"\s*,\s*"action_input"'
+                            r'|"name"\s*:\s*"[^"]+"\s*,\s*"arguments"\s*:')
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the caller knows about the right answer; every field is optional.
+
+    figures: values the answer must state ("1530", "67.92", a date "2026-03-01"); they also
+    count as supported. winner: the name the answer must come out with. parts: the names it
+    must cover, each a name or a tuple of spellings.
+    Example: Expected(figures=("1530",), winner="贵州茅台", parts=(("北京", "Beijing"), "广州"))
+    """
+
+    figures: tuple[str, ...] = ()
+    winner: str | None = None
+    parts: tuple[str | tuple[str, ...], ...] = ()
+
+
+@dataclass
+class Verdict:
+    """grade()'s result. str(v) is one line: "verdict: ✔ …" or "verdict: ✘ <reasons>"."""
+
+    ok: bool
+    reasons: list[str] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    mode: str | None = None  # a benchmark failure mode (MODES) when not ok
+
+    def __str__(self) -> str:
+        return f"verdict: {'✔' if self.ok else '✘'} " + "; ".join(self.reasons)
+
+    def _repr_markdown_(self) -> str:
+        head = f"**verdict: {'✔' if self.ok else '✘'}**" + (f" ({self.mode})" if self.mode else "")
+        return head + "\n\n" + "\n".join(f"- {r}" for r in self.reasons)
+
+
+def _readings(subs: dict[str, Subject]) -> tuple[Decimal, ...]:
+    """Every fetched reading, and each quantity's sum and mean over the names: the operands
+    of a calculation done without the calculator (26.1 − 15.6; the average of three cities)."""
+    found = [claims.reading(s, q) for s in subs.values() for q in [*claims.QUANTITIES, None]]
+    for q in claims.QUANTITIES:
+        same = [v for v in (claims.reading(s, q) for s in subs.values()) if v is not None]
+        found += [sum(same), sum(same) / len(same)] if len(same) >= 3 else []
+    return tuple(v for v in dict.fromkeys(found) if v is not None)
+
+
+def unsupported_figures(answer: str | None, result: RunResult) -> list[str]:
+    """The answer's figures that no tool result, the question or a calculation supports.
+
+    Example: after days_between -> "32" and calculator -> "-200", "一共能存1600元" -> ["1600"]
+    """
+    return _unsupported(answer, result, operands=_readings(claims.subjects(result)))
+
+
+def comparison_problem(answer: str | None, result: RunResult) -> str | None:
+    """Why the answer's comparison contradicts the fetched data; None when it does not (or
+    makes none). Example: after 青岛啤酒 67.92 and 贵州茅台 1488.21, "青岛啤酒的收盘价更高" ->
+    'the answer says 青岛啤酒 is "更高" (closing price), but the tool results give …'"""
+    subs = claims.subjects(result)
+    return claims.comparison(answer or "", result, subs, claims.names(subs))
+
+
+def wrote_own_observation(result: RunResult) -> bool:
+    """A reply (not a tool result) with an `Observation:` line: the model made one up."""
+    return any(s.kind in ("action", "final", "parse_error") and OWN_OBSERVATION.search(s.text or "")
+               for s in result.steps or [])
+
+
+def _status(result: RunResult) -> tuple[str, str] | None:
+    """(mode, reason) when the run did not end with an answer of its own."""
+    status, answer = result.status, result.answer or ""
+    said = STATUSES.get(status, "an unknown status")
+    if status == "error":
+        return "provider_error", f"the run ended with error: {said}"
+    if CALL_AS_ANSWER.search(answer):
+        return "format_error", "the answer is a tool call written out as JSON, not an answer"
+    if status == "loop":
+        return "loop", f"the run ended with loop: {said}"
+    model_steps = [s.kind for s in result.steps or [] if s.kind != "final_request"]
+    bad = sum(k in ("parse_error", "empty") for k in model_steps)
+    if status == "parse_errors":
+        return "format_error", f"the run ended with parse_errors: {said}"
+    if status in BUDGET_ENDS and model_steps and bad * 2 >= len(model_steps):
+        return "format_error", (f"the run ended with {status} after {bad} of {len(model_steps)} "
+                                "replies were unreadable or empty")
+    if status in BUDGET_ENDS:
+        return "step_limit", f"the run ended with {status}: {said}"
+    if status != "final":
+        return "wrong_answer", f"the run ended with status {status!r}: {said}"
+    if not answer.strip():
+        return "wrong_answer", "the run gave no answer"
+    return None
+
+
+def _expected(answer: str, expected: Expected, known: dict) -> list[str]:
+    stated = [value(f) for f in figures(answer)]
+    out = []
+    for fig in expected.figures:
+        parts = [value(f) for f in figures(str(fig))]
+        if re.fullmatch(r"\s*\d{4}-\d{1,2}-\d{1,2}\s*", str(fig)):
+            ok = all(p in stated for p in parts)  # a date: its year, month and day
+        else:  # at least as precise as expected: 1488 is not 1488.21
+            ok = bool(parts) and any(is_rounding(parts[0], v) for v in stated)
+        if not ok:
+            out.append(f"the answer does not state {fig}, the expected figure")
+    if expected.winner:
+        winner = claims.home(expected.winner, known)
+        if winner not in {n for _, _, n in claims.mentions(answer, known)}:
+            out.append(f"the answer never names {expected.winner}, the expected winner")
+    return out
+
+
+def _invention(result: RunResult, stated: list[str], unsupported: list[str], unmet: list[str],
+               wrong_owner: list, subs: dict[str, Subject]) -> list[tuple[str, str]]:
+    """Made-up observations, made-up tool inputs, unsupported figures, misattributed ones."""
+    out = []
+    if wrote_own_observation(result):
+        out.append(("invented_data" if stated else "wrong_answer",
+                    ("a reply contains an Observation: line the model wrote itself (only tools "
+                     "write observations)")))
+    out += [("invented_data", (f"{tool} was given {', '.join(figs)}, which neither the "
+                               "question nor an earlier tool result gives"))
+            for tool, figs in invented_inputs(result)]
+    if unsupported:
+        few = ", ".join(unsupported[:6]) + (" …" if len(unsupported) > 6 else "")
+        one = len(unsupported) == 1
+        fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
+        # as in the benchmark: with every fact fetched, a figure nothing gives is a wrong answer
+        # (bad arithmetic, a miscopy); with a fact missing, it is invented
+        invented = unmet or not fetched or any(o not in subs for o, _, _ in wrong_owner)
+        out.append(("invented_data" if invented else "wrong_answer",
+                    (f"{few} {'is' if one else 'are'} not supported: no tool result or "
+                     f"calculation gives {'it' if one else 'them'}")))
+    for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
+        figs = ", ".join(dict.fromkeys(f for o, f, _ in wrong_owner if o == owner))
+        whose = " and ".join(dict.fromkeys(b for o, _, bs in wrong_owner if o == owner for b in bs))
+        own = (f"{owner}'s own tool result says {subs[owner].gist()}" if owner in subs
+               else f"no tool result for {owner} came back")
+        out.append(("wrong_answer" if owner in subs else "invented_data",
+                    f"{owner} is given {whose}'s figures ({figs}): {own}"))
+    return out
+
+
+def _coverage(parts: list[str], unmet: list[str], stated: list[str], wrong_owner: list,
+              subs: dict[str, Subject]) -> list[tuple[str, str]]:
+    """Parts never fetched; and, when the answer states one part's figures, parts it skips."""
+    # as in the benchmark: a missing part is "incomplete" only when the answer states figures
+    out = [("incomplete" if stated else "wrong_answer",
+            f"no tool result for {p} came back, so the answer cannot cover it") for p in unmet]
+    pools = {p: subs[p].pool for p in parts if p in subs}
+    values = [value(f) for f in stated]
+    if len(pools) >= 2 and any(pool.supports(v) for pool in pools.values() for v in values):
+        misattributed = {o for o, _, _ in wrong_owner}
+        out += [("wrong_answer", (f"the answer gives no figure for {p} (its tool result: "
+                                  f"{subs[p].gist()})")) for p, pool in pools.items()
+                if p not in misattributed and not any(pool.supports(v) for v in values)]
+    return out
+
+
+def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
+    """Judge one run's answer against the run itself (and `expected`, where known).
+
+    Example: a run that fetched 青岛啤酒 67.92 and 贵州茅台 1488.21 and answered
+    "青岛啤酒的收盘价更高，高1420.29" -> verdict ✘ (wrong_answer): the comparison is backwards.
+    """
+    answer, expected = result.answer or "", expected or Expected()
+    wanted = [p for p in expected.parts  # parts with at least one spelling to look for
+              if any(str(s).strip() for s in ([p] if isinstance(p, str) else p))]
+    subs = claims.subjects(result)
+    known = claims.names(subs, [*wanted, *([expected.winner] if expected.winner else [])])
+    stated = list(dict.fromkeys(figures(answer)))
+    unsupported = _unsupported(answer, result, tuple(map(str, expected.figures)), _readings(subs))
+    parts = list(dict.fromkeys(
+        [claims.home(p, known) for p in wanted] if wanted
+        else [n for _, _, n in claims.mentions(result.question or "", known)]))
+    unmet = [p for p in parts if p not in subs]
+    wrong_owner = claims.misattributed(answer, result, subs, known)
+
+    problems = [status] if (status := _status(result)) else []  # (mode, reason), in order
+    problems += _invention(result, stated, unsupported, unmet, wrong_owner, subs)
+    problems += _coverage(parts, unmet, stated, wrong_owner, subs)
+    fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
+    if fetched and not stated and not claims.mentions(answer, known) and not problems:
+        problems.append(("wrong_answer", ("the answer uses nothing the tools returned: no "
+                                          "figure and no name")))
+    if compared := claims.comparison(answer, result, subs, known):
+        problems.append(("wrong_answer", compared))
+    problems += [("wrong_answer", f"the answer's arithmetic is wrong: {s}")
+                 for s in wrong_sums(answer)]
+    problems += [("wrong_answer", r) for r in _expected(answer, expected, known)]
+    if not problems:
+        why = (f"every figure comes from a tool result, the question or a calculation "
+               f"({', '.join(stated[:6])}{' …' if len(stated) > 6 else ''})" if stated else
+               "the answer states no figure, and nothing in it contradicts the tool results")
+        return Verdict(True, [why], [], None)
+    mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
+    return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode)

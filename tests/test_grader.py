@@ -1,0 +1,292 @@
+"""reactlab.grader: the notebooks' real wrong answers are ✘ for the right reason, the matching
+right answers are ✔, every status and guard has its mode, and grade never raises."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reactlab.grader import (
+    MODES,
+    Expected,
+    Verdict,
+    comparison_problem,
+    grade,
+    unsupported_figures,
+    wrote_own_observation,
+)
+from reactlab.runlog import STATUSES, RunResult, Step, ToolCallRecord
+
+BJ = ("北京: 23.4°C (feels like 23.1°C), humidity 43%, wind 西南风 2.7 m/s (微风), precipitation "
+      "0.0 mm, pressure 1005 hPa [snapshot of 2025-04-26 15:00, bundled teaching data, not live "
+      "weather]")
+GZ = ("广州: 24.2°C (feels like 27.1°C), humidity 79%, wind 东北风 1.3 m/s (微风), precipitation "
+      "0.0 mm, pressure 1005 hPa [snapshot of 2025-04-26 15:00, bundled teaching data, not live "
+      "weather]")
+QD = ("青岛啤酒 (600600.SH) closing price: 67.92 CNY [example figure from the course's source "
+      "article, not live market data]")
+MT = ("贵州茅台 (600519.SH) closing price: 1488.21 CNY [example figure from the course's source "
+      "article, not live market data]")
+SAVINGS = "今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？"
+
+
+def run(question, answer, *calls, status="final", extra_steps=()):
+    """A run: one action step per (tool, arguments, observation[, error]), then a final step."""
+    steps = [Step(i + 1, "action", tool_calls=[ToolCallRecord(c[0], c[1], c[2],
+                                                               error=c[3] if len(c) > 3 else False)])
+             for i, c in enumerate(calls)]
+    steps += list(extra_steps) or [Step(len(steps) + 1, "final", text=f"Final Answer: {answer}")]
+    return RunResult(question=question, answer=answer, status=status, steps=steps)
+
+
+def stocks(answer):
+    return run("青岛啤酒和贵州茅台的收盘价哪个更高？高多少？", answer,
+               ("get_closing_price", {"name": "青岛啤酒"}, QD),
+               ("get_closing_price", {"name": "贵州茅台"}, MT),
+               ("calculator", {"expression": "1488.21 - 67.92"}, "1420.29"))
+
+
+def weather(answer, *cities):
+    obs = {"北京": BJ, "广州": GZ}
+    return run("北京和广州今天的天气怎么样？", answer,
+               *[("get_weather", {"location": c}, obs[c]) for c in cities or ("北京", "广州")])
+
+
+def air(answer):
+    return run("北京和广州今天哪里空气更好？", answer,
+               ("get_air_quality", {"city": "北京"}, "北京: AQI 82"),
+               ("get_air_quality", {"city": "广州"}, "广州: AQI 57"))
+
+
+# --- the notebooks' real answers ----------------------------------------------------------
+
+def test_stocks_backwards_comparison_is_wrong():
+    # notebook 06, both agents: the figures are right, the conclusion is backwards
+    v = grade(stocks("青岛啤酒的收盘价是67.92元，贵州茅台的收盘价是1488.21元，青岛啤酒的收盘价更高，高1420.29元。"))
+    assert not v.ok and v.mode == "wrong_answer" and v.unsupported == []
+    assert str(v) == ('verdict: ✘ the answer says 青岛啤酒 is "更高" (closing price), but the tool '
+                      "results give 青岛啤酒 67.92 and 贵州茅台 1488.21")
+    right = grade(stocks("青岛啤酒的收盘价是67.92元，贵州茅台的收盘价是1488.21元，贵州茅台的收盘价更高，高1420.29元。"))
+    assert right.ok and right.mode is None
+    assert str(right) == ("verdict: ✔ every figure comes from a tool result, the question or a "
+                          "calculation (67.92, 1488.21, 1420.29)")
+    assert grade(stocks("贵州茅台比青岛啤酒高1420.29元。")).ok
+
+
+def _nov30(answer, status="final"):
+    # notebook 05/08: get_today -> 2026-11-30, days_between -> 32, calculator garbled to -200
+    return run(SAVINGS, answer, ("get_today", {}, "2026-11-30 (Monday, 星期一)"),
+               ("days_between", {"date1": "2026-11-30", "date2": "2027-01-01"}, "32"),
+               ("calculator", {"expression": "5 * (2027-2026-11-30)"}, "-200"), status=status)
+
+
+def test_savings_1600_after_the_budget_is_unsupported():
+    answer = "今天是2026年11月30日，到2027年1月01日还有32天。如果这些天每天存5元，一共能存1600元。"
+    v = grade(_nov30(answer, "max_steps"))
+    assert not v.ok and v.mode == "step_limit" and v.unsupported == ["1600"]
+    assert v.reasons == ["the run ended with max_steps: the step budget ran out",
+                         "1600 is not supported: no tool result or calculation gives it"]
+    assert unsupported_figures(answer, _nov30(answer)) == ["1600"]
+    # every fact was fetched: a figure nothing gives is bad arithmetic, as in the benchmark
+    assert grade(_nov30(answer)).mode == "wrong_answer"
+    assert grade(_nov30(answer.replace("1600", "160"))).ok  # 32 × 5
+
+
+@pytest.mark.parametrize("answer", ["今天是2026-03-01，还有306天，一共能存1530元。", "一共能存 1,530 元",
+                                    "共1530.0元", "306 × 5 = 1530 元"])
+def test_savings_on_the_pinned_date(answer):
+    r = run(SAVINGS, answer, ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
+            ("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}, "306"),
+            ("calculator", {"expression": "306 * 5"}, "1530"))
+    assert grade(r).ok
+    r.answer = answer.replace("1530", "1600").replace("1,530", "1,600")
+    assert not grade(r).ok and [float(f) for f in grade(r).unsupported] == [1600]
+
+
+def test_guangzhou_with_figures_it_never_fetched():
+    # notebook 08's memory turn: 广州's result says 24.2°C / 79 %, the answer 22.1°C / 45 %
+    v = grade(weather("北京今天23.4°C，湿度43%。广州今天的天气是22.1°C（感觉温度为21.8°C），湿度为45%。"))
+    assert not v.ok and v.unsupported == ["22.1", "21.8", "45"] and v.mode == "wrong_answer"
+    assert "22.1, 21.8, 45 are not supported" in str(v)
+    assert "the answer gives no figure for 广州" in str(v)
+    # nothing fetched at all: the same figures are invented
+    alone = run("那广州呢？", "广州今天的天气是22.1°C，湿度为45%。")
+    assert grade(alone).mode == "invented_data"
+
+
+def test_guangzhou_given_beijings_figures():
+    v = grade(weather("北京今天23.4°C，湿度43%；广州今天23.4°C，湿度43%。"))
+    assert not v.ok and v.mode == "wrong_answer" and v.unsupported == []
+    assert v.reasons == [("广州 is given 北京's figures (23.4, 43): 广州's own tool result says "
+                         "广州: 24.2°C (feels like 27.1°C), humidity 79%")]
+    assert grade(weather("北京今天23.4°C，湿度43%；广州今天24.2°C，湿度79%。")).ok
+    assert grade(weather("It is 23.4°C in Beijing and 24.2°C in Guangzhou.")).ok
+    # 广州 never fetched, 北京's figure put next to it: invented
+    assert grade(weather("北京23.4°C，广州23.4°C", "北京")).mode == "invented_data"
+
+
+def test_air_quality_lower_aqi_is_better():
+    v = grade(air("The air quality in Beijing is better than in Guangzhou."))
+    assert not v.ok and v.mode == "wrong_answer"
+    assert str(v) == ('verdict: ✘ the answer says 北京 is "better" (AQI), but the tool results '
+                      "give 北京 82 and 广州 57 (a lower AQI is better)")
+    for right in ["The air quality in Guangzhou is better than in Beijing.", "广州的空气更好（AQI 57，北京 82）。",
+                  "北京的空气更差", "Beijing's air is not better than Guangzhou's."]:
+        assert grade(air(right)).ok, right
+
+
+def test_other_comparisons_from_the_benchmark():
+    hk = run("Which is warmer right now, Harbin or Kunming? Give both temperatures.",
+             "Harbin is warmer than Kunming. Harbin's temperature is 14.8°C, while Kunming's "
+             "temperature is 22.1°C.",
+             ("get_weather", {"location": "Harbin"}, "哈尔滨: 14.8°C (feels like 12.9°C) [snapshot]"),
+             ("get_weather", {"location": "Kunming"}, "昆明: 22.1°C (feels like 20.7°C) [snapshot]"))
+    assert grade(hk).mode == "wrong_answer" and "哈尔滨 is \"warmer\"" in str(grade(hk))
+    hk.answer = "Kunming (22.1°C) is warmer than Harbin (14.8°C)."
+    assert grade(hk).ok
+    hk.answer = "Kunming is 7.3°C warmer than Harbin."  # 22.1 − 14.8 without the calculator
+    assert grade(hk).ok
+    cq = run("成都和重庆现在哪个城市的湿度更高？两地的湿度分别是多少？", "成都的湿度更高，为66%。重庆的湿度为70%。",
+             ("get_weather", {"location": "成都"}, "成都: 17.2°C, humidity 66% [snapshot]"),
+             ("get_weather", {"location": "重庆"}, "重庆: 20.5°C, humidity 70% [snapshot]"))
+    assert "成都 is \"更高\" (humidity)" in str(grade(cq))
+    cq.answer = "重庆更高：重庆 70%，成都 66%"
+    assert grade(cq).ok
+
+
+# --- statuses and guards -------------------------------------------------------------------
+
+@pytest.mark.parametrize("status, answer, steps, mode, reason", [
+    ("error", None, [], "provider_error", "the run ended with error"),
+    ("loop", "不知道", [Step(1, "action")] * 3, "loop", "the loop detector fired twice"),
+    ("parse_errors", None, [Step(1, "parse_error")] * 3, "format_error", "parse_errors"),
+    ("max_steps", "?", [Step(1, "parse_error"), Step(2, "empty"), Step(3, "action"),
+                        Step(4, "final_request")], "format_error", "2 of 3 replies"),
+    ("max_tokens", "?", [Step(1, "action"), Step(2, "final_request")], "step_limit",
+     "token budget"),
+    ("final", None, [Step(1, "final")], "wrong_answer", "the run gave no answer"),
+    ("final", "   ", [Step(1, "final")], "wrong_answer", "the run gave no answer"),
+    ("cancelled", "x", [], "wrong_answer", "status 'cancelled': an unknown status"),
+])
+def test_statuses_are_failures_with_their_reason(status, answer, steps, mode, reason):
+    v = grade(RunResult("北京现在几度？", answer, status, steps))
+    assert not v.ok and v.mode == mode and reason in str(v)
+
+
+@pytest.mark.parametrize("answer", [
+    '{"action": "get_closing_price", "action_input": {"name": "北京"}}',
+    '{"name": "get_closing_price", "arguments": {"name": "Tsingtao Brewery"}}'])
+def test_a_tool_call_written_out_as_the_answer(answer):
+    v = grade(RunResult("中国的首都是哪座城市？", answer, "final", [Step(1, "final")]))
+    assert v.mode == "format_error" and "tool call written out" in str(v)
+    ok = '{"action": "Final Answer", "action_input": "北京"}'
+    assert grade(RunResult("中国的首都是哪座城市？", ok, "final", [Step(1, "final")])).ok
+
+
+def test_an_observation_the_model_wrote_itself_is_invented():
+    steps = [Step(1, "action", text="Thought: ok\nObservation: 广州 30°C\nFinal Answer: 30")]
+    r = weather("广州 30°C", "北京")
+    r.steps += steps
+    assert wrote_own_observation(r) and grade(r).mode == "invented_data"
+    assert "Observation: line the model wrote itself" in str(grade(r))
+    # the same made-up line without a figure in the answer: wrong, not invented
+    r.answer = "不知道"
+    assert grade(r).mode == "wrong_answer"
+
+
+def test_a_part_never_fetched_is_incomplete_or_invented():
+    v = grade(weather("北京今天23.4°C。", "北京"))
+    assert v.mode == "incomplete"
+    assert v.reasons == ["no tool result for 广州 came back, so the answer cannot cover it"]
+    assert grade(weather("北京23.4°C，广州19°C", "北京")).mode == "invented_data"
+    failed = run("广州现在的气温是多少度？", "I can't provide the weather for Guangzhou right now.",
+                 ("get_weather", {"location": "广州"}, "Error: TimeoutError", True))
+    assert grade(failed).mode == "wrong_answer"  # no figure stated: as in the benchmark
+
+
+def test_made_up_tool_inputs_and_wrong_sums():
+    q = "今天到2026年6月18日还有多少天？如果每天存 20 元，再加上已有的 500 元，到那天一共有多少钱？"
+    r = run(q, "260天，一共5700元", ("days_between", {"date1": "2026-06-18", "date2": "2025-10-01"},
+                                   "260"), ("calculator", {"expression": "260 * 20 + 500"}, "5700"))
+    v = grade(r)
+    assert v.mode == "invented_data" and "days_between was given 2025" in str(v)
+    avg = run("北京、上海、广州现在的气温分别是多少？三地的平均气温是多少？",
+              "北京 23.4，上海 19.8，广州 24.2，平均 (23.4 + 19.8 + 24.2) / 3 = 23.4°C",
+              ("get_weather", {"location": "北京"}, "北京: 23.4°C [snapshot]"),
+              ("get_weather", {"location": "上海"}, "上海: 19.8°C [snapshot]"),
+              ("get_weather", {"location": "广州"}, "广州: 24.2°C [snapshot]"))
+    assert "arithmetic is wrong: (23.4 + 19.8 + 24.2) / 3 = 23.4 (is 22.4666666667)" in str(grade(avg))
+    avg.answer = avg.answer.replace("= 23.4°C", "= 22.47°C")
+    assert grade(avg).ok
+    avg.answer = "北京 23.4°C，上海 19.8°C，广州 24.2°C，三地平均约22.5°C。"  # in its head: fine
+    assert grade(avg).ok
+    avg.answer = "北京 23.4°C，上海 19.8°C，广州 24.2°C，三地平均约23.5°C。"
+    assert grade(avg).unsupported == ["23.5"]
+
+
+def test_an_answer_that_uses_nothing_fetched():
+    v = grade(run(SAVINGS, "I'm sorry, but I need a tool call to proceed.",
+                  ("get_today", {}, "2026-03-01 (Sunday, 星期日)")))
+    assert v.mode == "wrong_answer" and "uses nothing the tools returned" in str(v)
+
+
+# --- expected facts ------------------------------------------------------------------------
+
+def test_expected_figures_winner_and_parts():
+    week = RunResult("How many days are there in a week?", "There are 7 days in a week.", "final")
+    assert not grade(week).ok  # common knowledge has no tool result …
+    assert grade(week, Expected(figures=("7",))).ok  # … unless the caller vouches for it
+    v = grade(stocks("青岛啤酒 67.92，贵州茅台 1488"), Expected(figures=("1488.21",), winner="贵州茅台"))
+    assert v.reasons == ["the answer does not state 1488.21, the expected figure",
+                         "the answer never names 贵州茅台, the expected winner"] or not v.ok
+    assert "does not state 1488.21" in str(v)
+    right = stocks("茅台贵：1488.21 元，青岛啤酒 67.92 元")
+    assert grade(right, Expected(figures=("1488.21",), winner="贵州茅台")).ok
+    today = run("今天是几号？", "今天是2026年3月1日", ("get_today", {}, "2026-03-01 (Sunday, 星期日)"))
+    assert grade(today, Expected(figures=("2026-03-01",))).ok
+    assert not grade(today, Expected(figures=("2026-03-02",))).ok
+    english = weather("Beijing 23.4°C, Guangzhou 24.2°C")
+    assert grade(english, Expected(parts=(("北京", "Beijing"), ("广州", "Guangzhou")))).ok
+    assert grade(weather("Beijing 23.4°C"), Expected(parts=("北京", "广州"))).mode == "wrong_answer"
+    assert grade(english, Expected(parts=((), "", (" ",)))).ok  # nothing to look for: no part
+
+
+def test_verdict_shows_itself():
+    v = Verdict(False, ["a", "b"], ["1600"], "step_limit")
+    assert str(v) == "verdict: ✘ a; b"
+    assert v._repr_markdown_() == "**verdict: ✘** (step_limit)\n\n- a\n- b"
+    assert str(Verdict(True, ["fine"])) == "verdict: ✔ fine"
+    assert comparison_problem(None, stocks("")) is None
+
+
+# --- properties ----------------------------------------------------------------------------
+
+_bits = ["北京", "广州", "Beijing", "青岛啤酒", "贵州茅台", "Tsingtao", "更高", "更低", "better",
+         "than", "比", "高", "AQI", " ", "，", "。", "?", "\n", "Observation:", "=", "+", "/", "(",
+         ")", "1,530", "23.4", "0", "-", "%", "°C", "2026-03-01", ": ", "not", "{", '"action"']
+_text = st.one_of(st.text(max_size=80), st.lists(st.sampled_from(_bits), max_size=30).map("".join))
+_args = st.one_of(_text, st.dictionaries(st.text(max_size=8), st.one_of(_text, st.integers()),
+                                         max_size=3))
+_call = st.builds(ToolCallRecord, name=_text, arguments=_args, observation=_text,
+                  error=st.booleans())
+_step = st.builds(Step, number=st.integers(0, 9),
+                  kind=st.sampled_from(["action", "final", "parse_error", "empty",
+                                        "final_request", "?"]),
+                  text=_text, tool_calls=st.lists(_call, max_size=3))
+_run = st.builds(RunResult, question=_text, answer=st.one_of(st.none(), _text),
+                 status=st.sampled_from([*STATUSES, "odd"]), steps=st.lists(_step, max_size=4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_run, st.one_of(st.none(), st.builds(
+    Expected, figures=st.lists(_text, max_size=2).map(tuple), winner=st.one_of(st.none(), _text),
+    parts=st.lists(st.one_of(_text, st.lists(_text, min_size=1, max_size=2).map(tuple)),
+                   max_size=2).map(tuple))))
+def test_grade_never_raises(result, expected):
+    v = grade(result, expected)
+    assert isinstance(v, Verdict) and v.reasons
+    assert (v.mode is None) if v.ok else (v.mode in MODES)
+    assert str(v).startswith("verdict: ✔ " if v.ok else "verdict: ✘ ")
+    assert set(v.unsupported) <= set(unsupported_figures(result.answer, result)) or expected
+    comparison_problem(result.answer, result)
