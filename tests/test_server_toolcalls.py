@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reactlab.server import toolcalls
+from reactlab.server import jsonscan, toolcalls
 from reactlab.server.constrain import tool_call_schema
 from reactlab.server.holdback import HoldBack
 from reactlab.server.toolcalls import new_call_id, parse_tool_calls
@@ -364,16 +364,16 @@ PATHOLOGICAL = {
 def test_pathological_replies_of_100k_chars_parse_with_bounded_work(text, monkeypatch):
     # Work, not time, is asserted: the characters the bare-JSON search decoded.
     spent = []
-    decode = toolcalls._decode_at
+    decode = jsonscan._decode_at
 
     def counting(text_, i):
         value, end, cost = decode(text_, i)
         spent.append(cost)
         return value, end, cost
 
-    monkeypatch.setattr(toolcalls, "_decode_at", counting)
+    monkeypatch.setattr(jsonscan, "_decode_at", counting)
     check_reply(text, parse_tool_calls(text, NAMES))
-    assert sum(spent) <= (toolcalls.SCAN_BUDGET + 1) * len(text) + 1000
+    assert sum(spent) <= (jsonscan.SCAN_BUDGET + 1) * len(text) + 1000
 
 
 def test_calls_before_garbage_are_still_found():

@@ -7,6 +7,7 @@ modules in this order:
 - `engines`: prompt -> text (llama.cpp in-process via xllamacpp); `replay`: scripted text;
 - `toolcalls`: the model's text -> `tool_calls` (tags, fenced or bare JSON);
 - `constrain`: the JSON schema that forces a valid call for `tool_choice="required"`;
+- `limits`: how big, deep and slow a request may be (413, 408, 400 before any field is read);
 - `validate` + `conversation`: what a request must look like, and the errors when it does not;
 - `chat`: one completion end to end; `holdback`: what may stream as content;
 - `scheduler`: one generation at a time, models loaded on first use;

@@ -20,6 +20,7 @@ streaming) carries a top-level `"reactlab"` object:
      "parsed_tool_calls": [{"id", "type", "function": {"name", "arguments"}, "source"}],
      "dropped_text": <what the model wrote between/after its calls, not sent, or null>,
      "duplicate_calls_dropped": <how many repeated identical calls were not sent>,
+     "calls_dropped": <calls past max_tool_calls (or past one, parallel_tool_calls=false)>,
      "json_schema": <the constraint used for tool_choice required/named, or null>,
      "template": <where the chat template came from>, "usage": …, "timings": …, …}
 

@@ -14,7 +14,8 @@ drops the rest and shows them in the debug view).
     REACTLAB_MAX_BODY_BYTES=8000000 REACTLAB_UPLOAD_TIMEOUT=60 REACTLAB_MAX_TOOL_CALLS=4
 
 This module does not check what the fields mean (`validate` and `conversation` do) and does
-not read sockets (`app` does). Introduced in notebook 06 (under the hood).
+not read sockets (`app` does). No notebook uses it: "What the server promises" in
+tests/README.md lists the guarantees and the tests that hold the server to them.
 """
 
 from __future__ import annotations

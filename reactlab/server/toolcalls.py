@@ -25,10 +25,9 @@ sorted keys) is kept once. Both are recorded (`ParsedReply.dropped_text`,
 Any text is safe to parse: `parse_tool_calls` raises only `TypeError` (when `text` is not a
 string) and takes time linear in the text's length. Every JSON decode is guarded (deep nesting,
 Python literals the JSON encoder cannot write, NaN), values nested more than `MAX_DEPTH` levels
-are not calls, and the search for bare JSON spends at most `SCAN_BUDGET` characters of decoding
-per character of text: a simplification, on purpose, so that a pathological reply (100k `{`)
-cannot stall the server. Past the budget, bare JSON is no longer looked for; tags and fences
-still are.
+are not calls, and the search for bare JSON (`jsonscan`) decodes a bounded number of
+characters per character of text: past that budget bare JSON is no longer looked for (tags and
+fences still are), so that a pathological reply (100k `{`) cannot stall the server.
 
 This module is pure (no I/O, no randomness except `new_call_id`); it does not check the
 arguments against the tool's schema (the agent's tool registry does), does not cap the number
@@ -39,11 +38,12 @@ the first call stays content. Notebook 06.
 from __future__ import annotations
 
 import ast
-import bisect
 import json
 import re
 import secrets
 from dataclasses import dataclass
+
+from reactlab.server.jsonscan import Spans, json_values
 
 _TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FENCE = re.compile(r"```[ \t]*([\w-]*)[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
@@ -53,14 +53,9 @@ _EMPTY_FENCE = re.compile(r"```[\w-]*\s*```")
 _ECHOED_MARKUP = re.compile(r"</?(?:tools|tool_call|tool_response)>")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _ARGS = re.compile(r'"(?:arguments|parameters)"\s*:\s*(.*)', re.DOTALL)
-# Where a JSON object or list may start: `{` then a key (or `}`), `[` then a value (or `]`).
-# Any other brace fails to decode at once, so skipping it changes nothing but the time.
-_VALUE_START = re.compile(r'\{\s*["}]|\[\s*[\[\]{"\-\dtfnNI]')
 _DECODER = json.JSONDecoder()
 MAX_DEPTH = 32     # deeper values are not calls (and would strain every JSON encoder after us)
 MAX_SHAPE = 4      # wrappers around a call: [ {"tool_calls": [ {"function": {…}} ]} ]
-SCAN_BUDGET = 8    # characters decoded per character of text, in the search for bare JSON
-WINDOW = 256       # characters first decoded at each brace (see _decode_at)
 
 
 @dataclass
@@ -219,74 +214,14 @@ def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
     return [ParsedCall(name.group(1), raw, "tag")]
 
 
-class _Spans:
-    """Disjoint (start, end) spans kept sorted, with overlap checks in O(log n)."""
-
-    def __init__(self):
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-
-    def free(self, start: int, end: int) -> bool:
-        k = bisect.bisect_left(self.starts, end)  # spans starting before `end`
-        return k == 0 or self.ends[k - 1] <= start
-
-    def add(self, start: int, end: int) -> None:
-        k = bisect.bisect_left(self.starts, start)
-        self.starts.insert(k, start)
-        self.ends.insert(k, end)
-
-    def end_containing(self, i: int) -> int | None:
-        k = bisect.bisect_right(self.starts, i)
-        return self.ends[k - 1] if k and self.ends[k - 1] > i else None
-
-
-def _decode_at(text: str, i: int) -> tuple[object, int | None, int]:
-    """(value, end, cost) for the JSON value starting at text[i]; end None if there is none.
-
-    Decodes a window that grows eightfold until the answer cannot depend on what lies beyond
-    it: decoding the whole rest of the text at every brace would cost O(n) per brace, since a
-    JSONDecodeError counts the lines before its position. `cost` is the characters read.
-    Example: _decode_at('x {"a": 1} y', 2) -> ({"a": 1}, 10, 8)
-    """
-    size, cost = WINDOW, 0
-    while True:
-        window = text[i:i + size]
-        last = i + size >= len(text)
-        try:
-            value, end = _DECODER.raw_decode(window)
-            return value, i + end, cost + end
-        except json.JSONDecodeError as exc:
-            # Cut by the window: an error at its very end (a value, a number or an escape
-            # left unfinished) or an unterminated string; any other error is the text's own.
-            cut = exc.pos >= len(window) - 16 or exc.msg.startswith("Unterminated")
-            if last or not cut:
-                return None, None, cost + (len(window) if cut else exc.pos + 1)
-        except RecursionError:  # the window alone nests too deeply: so does the text
-            return None, None, cost + len(window)
-        cost += len(window)
-        size *= 8
-
-
-def _bare_calls(text: str, names: set[str] | None, spans: _Spans) -> list:
-    """(start, calls) for bare JSON calls outside `spans`, adding theirs; bounded work."""
-    found, pos = [], 0
-    budget = SCAN_BUDGET * len(text) + 1000
-    while budget > 0 and (m := _VALUE_START.search(text, pos)):
-        i = m.start()
-        inside = spans.end_containing(i)
-        if inside is not None:  # a tag or fence already parsed: its braces are not bare JSON
-            pos = inside
-            continue
-        value, end, cost = _decode_at(text, i)
-        budget -= cost
-        if end is None:
-            pos = i + 1
-            continue
-        calls = calls_from_value(value, names, "json") if spans.free(i, end) else None
+def _bare_calls(text: str, names: set[str] | None, spans: Spans) -> list:
+    """(start, calls) for bare JSON calls outside `spans`, adding theirs."""
+    found = []
+    for start, end, value in json_values(text, spans):
+        calls = calls_from_value(value, names, "json") if spans.free(start, end) else None
         if calls:
-            found.append((i, calls))
-            spans.add(i, end)
-        pos = end  # a JSON value that is not a call: its inner braces are not calls either
+            found.append((start, calls))
+            spans.add(start, end)
     return found
 
 
@@ -302,7 +237,7 @@ def parse_tool_calls(text: str, tool_names=None) -> ParsedReply:
                         f"{type(text).__name__}.")
     names = set(tool_names) if tool_names else None
     found: list[tuple[int, list[ParsedCall]]] = []
-    spans = _Spans()
+    spans = Spans()
     for m in _TAG.finditer(text):
         calls = _tag_calls(m.group(1), names)
         if calls:

@@ -2,7 +2,10 @@
 
 Every message here is written for the person (or the agent) that sent the request: it names
 the field (`temperature`, `tools[0].function.parameters`), says what was found and what to do
-instead. The conversation itself (roles, tool-call pairing) is checked by `conversation`.
+instead. The conversation itself (roles, tool-call pairing) is checked by `conversation`;
+the body's size, depth, numbers and text were bounded before that (`limits`). Tool and
+response schemas are checked for structure only (subschemas are objects, `type` is a JSON
+type), so the engine's grammar compiler never sees a schema it cannot read.
 
 This module does not render, generate or parse model output; it never talks to an engine.
 Unknown extra fields are ignored (clients send many), but known ones must have the right type.
