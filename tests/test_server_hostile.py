@@ -260,6 +260,20 @@ def test_hostile_request_gets_a_4xx_and_the_connection_stays_usable(conn, body):
     assert_still_serving(engine, url, http, client, after=resp)
 
 
+STREAMED = [(i, {**b, "stream": True}) for i, b in CATALOGUE
+            if isinstance(b, dict) and "stream" not in b]
+
+
+@pytest.mark.parametrize("body", [b for _, b in STREAMED], ids=[i for i, _ in STREAMED])
+def test_the_same_requests_streamed_get_a_4xx_before_any_event(conn, body):
+    engine, url, http, client = conn
+    resp = send(http, url, body)
+    assert not resp.headers["content-type"].startswith("text/event-stream")
+    assert_openai_error(resp)
+    assert engine.calls == []
+    assert_still_serving(engine, url, http, client, after=resp)
+
+
 def test_the_catalogue_is_big_enough():
     assert len(CATALOGUE) >= 60 and len({i for i, _ in CATALOGUE}) == len(CATALOGUE)
     assert sum(isinstance(b, dict) and b.get("stream") is True for _, b in CATALOGUE) >= 10
