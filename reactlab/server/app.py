@@ -190,7 +190,6 @@ def create_app(pool: ModelPool, api_key: str | None = None,
                   default_response_class=JSON)
     app.add_middleware(_Contain)
     app.state.last = None
-    app.state.limits = limits
     started = time.time()
 
     @app.exception_handler(APIError)
