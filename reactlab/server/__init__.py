@@ -5,7 +5,8 @@ modules in this order:
 
 - `template` (+ `gguf`): messages and tools -> the one prompt string the model reads;
 - `engines`: prompt -> text (llama.cpp in-process via xllamacpp); `replay`: scripted text;
-- `toolcalls`: the model's text -> `tool_calls` (tags, fenced or bare JSON);
+- `toolcalls`: the model's text -> `tool_calls` (tags, fenced or bare JSON), with `jsonscan`
+  finding bare JSON in bounded time;
 - `constrain`: the JSON schema that forces a valid call for `tool_choice="required"`;
 - `limits`: how big, deep and slow a request may be (413, 408, 400 before any field is read);
 - `validate` + `conversation`: what a request must look like, and the errors when it does not;

@@ -13,7 +13,7 @@ counts the lines before its position. So `json_values`
   inside it in a tag or a fence is still found by `toolcalls`.
 
 This module knows nothing about tool calls; it does not decide what a value means.
-Introduced in notebook 06 with the parser (`toolcalls`), which it serves.
+Not shown in the notebooks; notebook 06 introduces the parser (`toolcalls`) it serves.
 """
 
 from __future__ import annotations
