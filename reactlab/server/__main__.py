@@ -9,7 +9,7 @@ missing or corrupt model file stops start-up, not the first request), then serve
 Ctrl+C or SIGTERM. Any start-up problem is one sentence on stderr and exit code 2.
 
 Limits on what clients may send (`limits`): `--max-body-bytes` (413 beyond it),
-`--upload-timeout` (408 for a body that stalls) and `--max-tool-calls` (calls per reply), or
+`--upload-timeout` (408 for a body that stalls, and a closed connection for late headers) and `--max-tool-calls` (calls per reply), or
 REACTLAB_MAX_BODY_BYTES, REACTLAB_UPLOAD_TIMEOUT and REACTLAB_MAX_TOOL_CALLS; flags win.
 
 Listening beyond loopback (`--host 0.0.0.0`) needs an API key (`--api-key` or the
@@ -57,7 +57,8 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"refuse bodies larger than this with 413 (default "
                         f"{defaults.max_body_bytes}; env REACTLAB_MAX_BODY_BYTES)")
     p.add_argument("--upload-timeout", type=float, default=None,
-                   help=f"seconds a request body may take to arrive, else 408 (default "
+                   help=f"seconds a request's headers, then its body, may take to arrive "
+                        f"(late body: 408; late headers: connection closed; default "
                         f"{defaults.upload_timeout:g}; env REACTLAB_UPLOAD_TIMEOUT)")
     p.add_argument("--max-tool-calls", type=int, default=None,
                    help=f"tool calls per reply sent to the client, the rest dropped (default "
@@ -177,12 +178,14 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from reactlab.server.app import create_app
+    from reactlab.server.protocol import protocol
 
     app = create_app(pool, api_key=args.api_key, limits=limits)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"reactlab server: {pool.default} ({args.engine}) on http://{host}:{args.port}/v1 "
           f"(pid {os.getpid()})", file=sys.stderr, flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, lifespan="on",
+                                           http=protocol(limits.upload_timeout)))
     try:
         server.run(sockets=[sock])
     finally:

@@ -3,7 +3,8 @@
 Every failure the server reports goes through `APIError`, so a client written for OpenAI
 (the `openai` SDK included) raises the matching exception (`BadRequestError` for 400,
 `NotFoundError` for 404, `InternalServerError` for 500) with our sentence as its message.
-413 (body too large) and 408 (upload too slow) come from `limits`.
+413 (body too large, see `limits`) and 408 (upload too slow) are raised while `app` reads
+the body; `headers` lets the 408 close its connection.
 
 This module does not decide *when* a request is wrong: `validate` and `app` do.
 Introduced in notebook 05 (a tool message sent without its assistant message).

@@ -35,7 +35,7 @@ class Limits:
     """Example: Limits(max_body_bytes=1000).max_tool_calls -> 8"""
 
     max_body_bytes: int = 4 * 1024 * 1024  # an 8k-token prompt is ~40 KB: 4 MB is generous
-    upload_timeout: float = 30.0           # seconds for the whole body to arrive
+    upload_timeout: float = 30.0           # seconds for the headers, then for the whole body
     max_depth: int = 64                    # nesting of the body (a tool schema sits ~6 deep)
     max_tool_calls: int = 8                # calls per reply sent to the client
 
