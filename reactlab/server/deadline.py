@@ -11,7 +11,7 @@ its own, enforced by `app` (a 408 in OpenAI's shape).
 A simplification, on purpose: one deadline (`limits.upload_timeout`) serves both phases.
 This module knows nothing about the API. It relies on uvicorn's h11 protocol internals
 (`cycle`, `loop`, `on_response_complete`), so uvicorn is pinned in pyproject.toml and
-`tests/test_server_hostile.py` checks the behaviour. Imported only when a server starts.
+`tests/test_server_deadline.py` checks the behaviour. Imported only when a server starts.
 """
 
 from __future__ import annotations
