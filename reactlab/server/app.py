@@ -20,16 +20,29 @@ streaming) carries a top-level `"reactlab"` object:
      "parsed_tool_calls": [{"id", "type", "function": {"name", "arguments"}, "source"}],
      "dropped_text": <what the model wrote between/after its calls, not sent, or null>,
      "duplicate_calls_dropped": <how many repeated identical calls were not sent>,
+     "calls_dropped": <calls past max_tool_calls (or past one, parallel_tool_calls=false)>,
      "json_schema": <the constraint used for tool_choice required/named, or null>,
      "template": <where the chat template came from>, "usage": …, "timings": …, …}
 
 With the SDK: `resp.model_extra["reactlab"]["prompt"]`. `GET /v1/debug/last` returns the
 same object for the latest completion, whoever sent it and with or without the flag.
 
+Who can read the debug view: with a server key (`--api-key` / `REACTLAB_SERVER_KEY`), only
+clients sending that key, for both the flag and `/v1/debug/last` (every `/v1` path needs
+it). Without a key, every process that can reach the port: on loopback (the default, and the
+only address allowed without a key) that is every program and user on this machine, and
+`/v1/debug/last` shows them the last prompt *anyone* sent. Start with a key if that matters.
+
 Errors are OpenAI-shaped (`errors.APIError`): 400 for a malformed request, 401 for a wrong key
-(only when the server was given one), 404 for an unknown model or path, 500 when the engine
-fails. The server keeps serving after every one of them. `serve_in_thread` runs the app in a
-background thread (tests, benchmarks); `__main__` runs it in the foreground. Introduced in notebook 06 (under the hood).
+(only when the server was given one), 404 for an unknown model or path, 408 for an upload
+slower than `upload_timeout`, 413 for a body over `max_body_bytes` (see `limits`; late
+request headers close the connection, see `deadline`), 500 only
+when the engine fails (or a bug in the server: then the message says so). The connection
+stays usable after every one of them (408 excepted: its body never arrived, so the server
+closes that connection), and the server keeps serving. Decoding, checking, rendering and
+parsing run in worker threads, so `/health` answers while a big request is checked.
+`serve_in_thread` runs the app in a background thread (tests, benchmarks); `__main__` runs it
+in the foreground. Introduced in notebook 06 (under the hood).
 """
 
 from __future__ import annotations
@@ -37,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import os
 import secrets
 import socket
@@ -48,14 +62,25 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from jinja2.exceptions import TemplateError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
-from reactlab.server.chat import Turn, sse
+from reactlab.server.chat import Turn, sse, to_json
 from reactlab.server.engines import EngineError
 from reactlab.server.errors import APIError
+from reactlab.server.limits import Limits, too_large
 from reactlab.server.scheduler import ModelPool, Scheduler
+from reactlab.server.validate import parse_body
 
 ENDPOINTS = ("GET /health, GET /v1/models, POST /v1/chat/completions, GET /v1/debug/last")
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+log = logging.getLogger("reactlab.server")
+
+
+class JSON(JSONResponse):
+    """JSONResponse that keeps Chinese as Chinese and cannot fail to encode (see `to_json`)."""
+
+    def render(self, content) -> bytes:
+        return to_json(content, separators=(",", ":")).encode("utf-8")  # as Starlette's
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,11 +94,71 @@ def _version() -> str:
 
 
 def _engine_error(exc: Exception) -> APIError:
+    """The APIError for a failure while serving: the engine's, or else a bug of ours."""
     if isinstance(exc, APIError):
         return exc
     if isinstance(exc, EngineError):
         return APIError(exc.status, str(exc), code="engine_error")
-    return APIError(500, f"The engine failed: {type(exc).__name__}: {exc}", code="engine_error")
+    log.error("Unexpected error while serving a request", exc_info=exc)
+    return APIError(500, f"The server failed while answering: {type(exc).__name__}: {exc}. "
+                         f"This is a bug in reactlab's server, not in your request.",
+                    code="server_error")
+
+
+class _Contain:
+    """Turn any exception that escaped the handlers into a 500 in OpenAI's shape.
+
+    Starlette's last-resort handler re-raises after answering, and uvicorn then resets the
+    keep-alive connection, so a client's *next* request failed too. Pure ASGI (no
+    BaseHTTPMiddleware): streamed chunks pass through untouched.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        started = False
+
+        async def tracked(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:  # reported in OpenAI's shape, not re-raised
+            if scope["type"] != "http" or started:
+                raise
+            error = _engine_error(exc)
+            await JSON(error.body(), status_code=error.status)(scope, receive, send)
+
+
+async def _read_body(request: Request, limits: Limits) -> bytes:
+    """The request body, or 413 as soon as it is too large, or 408 if it is too slow."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limits.max_body_bytes:
+        raise too_large(limits)  # refused unread: uvicorn discards the rest, keeps the connection
+    chunks, size = [], 0
+
+    async def read() -> None:
+        nonlocal size
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limits.max_body_bytes:
+                raise too_large(limits)
+            chunks.append(chunk)
+
+    try:
+        await asyncio.wait_for(read(), limits.upload_timeout)
+    except asyncio.TimeoutError:
+        raise APIError(408, f"The request body did not arrive within {limits.upload_timeout:g} "
+                            f"s: send it at once (or start the server with a larger "
+                            f"--upload-timeout).", None, "upload_timeout",
+                       headers={"Connection": "close"}) from None
+    except ClientDisconnect:
+        raise APIError(400, "The client closed the connection before its body arrived.",
+                       None, "client_disconnected") from None
+    return b"".join(chunks)
 
 
 async def _client_gone(request: Request) -> None:
@@ -81,9 +166,11 @@ async def _client_gone(request: Request) -> None:
         pass
 
 
-def create_app(pool: ModelPool, api_key: str | None = None) -> FastAPI:
+def create_app(pool: ModelPool, api_key: str | None = None,
+               limits: Limits | None = None) -> FastAPI:
     """The ASGI app around `pool` (engines by model name). Example: see `replay.serve_replay`."""
     scheduler = Scheduler()
+    limits = (limits or Limits()).checked()
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -100,13 +187,15 @@ def create_app(pool: ModelPool, api_key: str | None = None) -> FastAPI:
                                     "REACTLAB_SERVER_KEY).", code="invalid_api_key")
 
     app = FastAPI(title="reactlab local server", docs_url=None, redoc_url=None,
-                  openapi_url=None, lifespan=lifespan, dependencies=[Depends(check_key)])
+                  openapi_url=None, lifespan=lifespan, dependencies=[Depends(check_key)],
+                  default_response_class=JSON)
+    app.add_middleware(_Contain)
     app.state.last = None
     started = time.time()
 
     @app.exception_handler(APIError)
     async def api_error(request: Request, exc: APIError):
-        return JSONResponse(exc.body(), status_code=exc.status)
+        return JSON(exc.body(), status_code=exc.status, headers=exc.headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
@@ -114,11 +203,7 @@ def create_app(pool: ModelPool, api_key: str | None = None) -> FastAPI:
             message = f"There is no {request.url.path} here. This server offers {ENDPOINTS}."
         else:
             message = f"{request.method} {request.url.path}: {exc.detail}. Endpoints: {ENDPOINTS}."
-        return JSONResponse(APIError(exc.status_code, message).body(), status_code=exc.status_code)
-
-    @app.exception_handler(Exception)
-    async def crash(request: Request, exc: Exception):
-        return JSONResponse(_engine_error(exc).body(), status_code=500)
+        return JSON(APIError(exc.status_code, message).body(), status_code=exc.status_code)
 
     @app.get("/health")
     async def health():
@@ -142,16 +227,15 @@ def create_app(pool: ModelPool, api_key: str | None = None) -> FastAPI:
         if app.state.last is None:
             raise APIError(404, "No chat completion has been served yet: send one, then ask "
                                 "again.", code="no_completion_yet")
-        return app.state.last
+        return JSON(app.state.last)
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request):
-        from reactlab.server.validate import parse_body
-
-        req = parse_body(await request.body())
+        raw = await _read_body(request, limits)
+        req = await asyncio.to_thread(parse_body, raw, limits)  # linear, but maybe megabytes
         engine = await pool.get(req.model)
         try:
-            turn = Turn(req, engine)
+            turn = await asyncio.to_thread(Turn, req, engine, limits.max_tool_calls)
         except TemplateError as exc:
             raise APIError(400, f"The chat template could not render these messages: {exc}",
                            "messages", "template_error") from None
@@ -171,9 +255,9 @@ def create_app(pool: ModelPool, api_key: str | None = None) -> FastAPI:
             return Response(status_code=499)  # nobody is listening any more
         if consume.exception():
             raise _engine_error(consume.exception())
-        body = turn.completion(consume.result())
+        body = await asyncio.to_thread(turn.completion, consume.result())
         app.state.last = turn.debug()
-        return JSONResponse(body)
+        return JSON(body)
 
     return app
 
@@ -199,18 +283,23 @@ async def _stream(app: FastAPI, turn: Turn, events):
 
 
 @contextlib.contextmanager
-def serve_in_thread(pool: ModelPool, api_key: str | None = None) -> Iterator[str]:
+def serve_in_thread(pool: ModelPool, api_key: str | None = None,
+                    limits: Limits | None = None) -> Iterator[str]:
     """Serve `create_app(pool)` on a free loopback port in a daemon thread; yield the base URL.
 
     Example: with serve_in_thread(pool) as url: url -> "http://127.0.0.1:41873/v1"
     """
     import uvicorn
 
+    from reactlab.server.deadline import protocol
+
+    limits = limits or Limits()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # see __main__
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(pool, api_key=api_key), log_level="warning",
-                                           lifespan="on"))
+    app = create_app(pool, api_key=api_key, limits=limits)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
+                                           http=protocol(limits.upload_timeout)))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
                               name=f"reactlab-server-{port}")
     thread.start()

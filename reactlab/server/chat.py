@@ -10,7 +10,9 @@ and `tool_choice` not `none`, the prompt lists the tools and the reply is parsed
 see). `<tool_response>` is an extra stop string when tools are shown: the model sometimes
 starts writing the tool's answer itself, and that text is never a real result. Whatever else
 the model writes after its first call is dropped by the parser (`toolcalls`), in both the
-non-stream and the streamed reply; `debug()` shows it as `dropped_text`.
+non-stream and the streamed reply; `debug()` shows it as `dropped_text`. At most
+`max_tool_calls` calls (`limits`, default 8) reach the client, one when `parallel_tool_calls`
+is false; `debug()` lists the others as `calls_dropped`.
 
 `Turn.debug()` is the teaching view: the exact prompt, the raw text, what the parser made of
 it (see "reactlab_debug" in `reactlab.server.app`). This module does not do HTTP or queueing.
@@ -19,6 +21,7 @@ Introduced in notebook 06 (under the hood).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import time
@@ -26,6 +29,7 @@ import time
 from reactlab.server.constrain import tool_call_schema
 from reactlab.server.engines import Generation
 from reactlab.server.holdback import HoldBack
+from reactlab.server.limits import Limits
 from reactlab.server.toolcalls import ParsedReply, clean_content, new_call_id, parse_tool_calls
 from reactlab.server.validate import ChatRequest
 
@@ -33,16 +37,31 @@ TOOL_RESPONSE = "<tool_response>"
 ARG_FRAGMENT = 16  # characters per streamed arguments fragment
 
 
+def to_json(obj, separators: tuple[str, str] | None = None) -> str:
+    """JSON text with Chinese kept as Chinese, and always encodable as UTF-8.
+
+    A lone surrogate (never valid UTF-8) is escaped as JSON allows, instead of failing while
+    the response is written. Example: to_json({"城市": "北京"}) -> '{"城市": "北京"}'
+    """
+    text = json.dumps(obj, ensure_ascii=False, separators=separators)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(obj, separators=separators)  # \uXXXX escapes outside ASCII
+    return text
+
+
 def sse(obj) -> str:
     """Example: sse({"a": 1}) -> 'data: {"a": 1}\\n\\n'"""
-    return f"data: {json.dumps(obj, ensure_ascii=False)}\n\n"
+    return f"data: {to_json(obj)}\n\n"
 
 
 class Turn:
     """The plan and the reply of one /v1/chat/completions request."""
 
-    def __init__(self, req: ChatRequest, engine):
+    def __init__(self, req: ChatRequest, engine, max_tool_calls: int = Limits.max_tool_calls):
         self.req = req
+        self.max_tool_calls = max_tool_calls
         self.engine = engine
         self.id = "chatcmpl-" + secrets.token_hex(12)
         self.created = int(time.time())
@@ -56,6 +75,7 @@ class Turn:
         self.raw_text = ""
         self.parsed: ParsedReply | None = None
         self.tool_calls: list[dict] = []
+        self.calls_dropped: list = []    # parsed calls not sent: over the cap, or not parallel
         self.content: str | None = None  # all content sent to the client
         self.generation: Generation | None = None
 
@@ -68,11 +88,14 @@ class Turn:
                                     cache_prompt=r.cache_prompt, on_text=on_text)
 
     def interpret(self, text: str) -> ParsedReply:
-        """Split raw text into content + calls, and give each call an id."""
+        """Split raw text into content + calls, keep at most the allowed number, give ids.
+
+        CPU-bound (linear in the text): the server calls it in a worker thread.
+        """
         if self.use_tools:
             parsed = parse_tool_calls(text, self.req.tool_names)
-            if not self.req.parallel_tool_calls:
-                parsed.calls = parsed.calls[:1]
+            keep = self.max_tool_calls if self.req.parallel_tool_calls else 1
+            parsed.calls, self.calls_dropped = parsed.calls[:keep], parsed.calls[keep:]
         else:
             parsed = ParsedReply(text, [])
         self.parsed = parsed
@@ -106,6 +129,9 @@ class Turn:
                 "content": self.content,
                 "dropped_text": self.parsed.dropped_text if self.parsed else None,
                 "duplicate_calls_dropped": self.parsed.duplicates_dropped if self.parsed else 0,
+                "calls_dropped": [{"name": c.name, "arguments": c.arguments, "source": c.source}
+                                  for c in self.calls_dropped],
+                "max_tool_calls": self.max_tool_calls,
                 "finish_reason": self.finish_reason(), "engine_finish_reason": g.finish_reason if g
                 else None, "usage": self.usage() if g else None, "timings": g.timings if g else {}}
 
@@ -162,7 +188,7 @@ class Turn:
         # a shape the hold-back does not recognise (`{ "name"` in mid-line) streams as content,
         # with whatever followed it; the client still gets the calls, and debug() shows in
         # `content` everything that was sent.
-        parsed = self.interpret(self.raw_text)
+        parsed = await asyncio.to_thread(self.interpret, self.raw_text)
         released = sum(map(len, sent))
         end = len(self.raw_text) if parsed.calls_start is None else parsed.calls_start
         rest = clean_content(self.raw_text[released:end]) if released < end else None

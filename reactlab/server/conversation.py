@@ -46,7 +46,7 @@ def _tool_calls(m: dict, where: str) -> list[str]:
         return []
     if not isinstance(calls, list):
         raise bad_request(f"{where}.tool_calls must be a list.", f"{where}.tool_calls")
-    ids = []
+    ids: dict[str, None] = {}  # ordered and O(1) to look up: a reply may hold many calls
     for j, call in enumerate(calls):
         w = f"{where}.tool_calls[{j}]"
         fn = call.get("function") if isinstance(call, dict) else None
@@ -60,8 +60,8 @@ def _tool_calls(m: dict, where: str) -> list[str]:
                               f"response gave it, ids included.", f"{w}.id")
         if call["id"] in ids:
             raise bad_request(f"{w}.id {call['id']!r} is used twice in one message.", f"{w}.id")
-        ids.append(call["id"])
-    return ids
+        ids[call["id"]] = None
+    return list(ids)
 
 
 def check_messages(messages) -> list[dict]:
@@ -73,8 +73,8 @@ def check_messages(messages) -> list[dict]:
     if not isinstance(messages, list) or not messages:
         raise bad_request("'messages' must be a non-empty list of {\"role\": …, \"content\": …} "
                           "objects.", "messages", "missing_messages")
-    asked: list[str] | None = None  # call ids of the assistant message tool results may answer
-    pending: list[str] = []         # those of them not answered yet
+    asked: dict | None = None       # call ids of the assistant message tool results may answer
+    pending: dict[str, None] = {}   # those of them not answered yet, in order (dict: O(1) pop)
     asked_at = 0
     for i, m in enumerate(messages):
         where = f"messages[{i}]"
@@ -87,7 +87,7 @@ def check_messages(messages) -> list[dict]:
                               f"{where}.role", "invalid_role")
         if role == "tool":
             _check_tool_message(messages, i, asked, pending, asked_at)
-            pending.remove(m["tool_call_id"])
+            del pending[m["tool_call_id"]]
             continue
         if pending:
             raise bad_request(f"messages[{asked_at}] asked for tool calls that were never "
@@ -95,8 +95,9 @@ def check_messages(messages) -> list[dict]:
                               f"message per call id right after that assistant message.",
                               "messages", "unanswered_tool_calls")
         _content(m, where, required=role != "assistant")
-        asked = _tool_calls(m, where) if role == "assistant" and m.get("tool_calls") else None
-        pending, asked_at = list(asked or []), (i if asked else asked_at)
+        ids = _tool_calls(m, where) if role == "assistant" and m.get("tool_calls") else []
+        asked = dict.fromkeys(ids) if ids else None
+        pending, asked_at = dict.fromkeys(ids), (i if ids else asked_at)
     if pending:
         raise bad_request(f"messages[{asked_at}] asked for tool calls that have no 'tool' message "
                           f"yet: {', '.join(pending)}. Run the tools and append their results "
@@ -104,7 +105,7 @@ def check_messages(messages) -> list[dict]:
     return messages
 
 
-def _check_tool_message(messages: list, i: int, asked: list[str] | None, pending: list[str],
+def _check_tool_message(messages: list, i: int, asked: dict | None, pending: dict,
                         asked_at: int) -> None:
     m, where = messages[i], f"messages[{i}]"
     tid = m.get("tool_call_id")
@@ -120,7 +121,8 @@ def _check_tool_message(messages: list, i: int, asked: list[str] | None, pending
     if not isinstance(tid, str) or tid not in asked:
         raise bad_request(f"{where}.tool_call_id {tid!r} does not answer any call of the "
                           f"assistant message messages[{asked_at}] (its call ids: "
-                          f"{', '.join(asked)}).", f"{where}.tool_call_id", "unknown_tool_call_id")
+                          f"{', '.join(asked)}).", f"{where}.tool_call_id",
+                          "unknown_tool_call_id")
     if tid not in pending:
         raise bad_request(f"{where} answers {tid!r} a second time; send one 'tool' message per "
                           f"call id.", f"{where}.tool_call_id", "duplicate_tool_result")

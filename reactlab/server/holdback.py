@@ -15,7 +15,8 @@ token, so their arguments reach the client in one burst of fragments at the end 
 still splits them into OpenAI-style deltas). Content that merely starts with `{` is held to
 the end too and then sent as content. A call in a shape no marker catches (`{ "name"` in
 mid-line) streams as content before anyone knows it is a call: released text cannot be taken
-back. This module is pure; it knows nothing about HTTP.
+back. Work per piece is bounded (at most `MAX_INDENT` spaces are held before a possible `{`),
+so a long reply streams in linear time. This module is pure; it knows nothing about HTTP.
 Introduced in notebook 05 (streamed tool calls).
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 
 MARKERS = ("<tool", "</tool", "```", '{"name"', '{"function"')
+MAX_INDENT = 64  # spaces held at a line start (a `{` may follow); past it they are released
 _LINE_START_JSON = re.compile(r"^[ \t]*[{\[]", re.MULTILINE)
 
 
@@ -53,7 +55,9 @@ class HoldBack:
         text, keep = self.pending, 0
         newline = text.rfind("\n")
         if (newline >= 0 or self.line_start) and not text[newline + 1:].strip():
-            keep = len(text) - newline - 1  # spaces at a line start: a `{` may follow
+            # spaces at a line start: a `{` may follow. Bounded, or a reply of spaces would be
+            # held whole and rescanned at every piece (quadratic, on the event loop).
+            keep = min(len(text) - newline - 1, MAX_INDENT)
         for marker in MARKERS:
             for k in range(min(len(marker) - 1, len(text)), keep, -1):
                 if marker.startswith(text[-k:]):
@@ -63,7 +67,10 @@ class HoldBack:
 
     def _release(self, text: str) -> str:
         if text:
-            self.line_start = text.endswith("\n")
+            # Still at a line start if only spaces follow the last newline (or the old start).
+            newline = text.rfind("\n")
+            blank = not text[newline + 1:].strip(" \t")
+            self.line_start = blank and (newline >= 0 or self.line_start)
         return text
 
     def feed(self, piece: str) -> str:

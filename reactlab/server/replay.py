@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterator
 
 from reactlab.server.engines import EngineError, Generation
+from reactlab.server.limits import Limits
 from reactlab.server.template import END_OF_TURN, ChatTemplate
 
 _PIECE = re.compile(r"\s*[A-Za-z_]+|\s*\d|\s+|\s*[^\sA-Za-z_\d]")
@@ -111,7 +112,8 @@ class ReplayEngine:
 
 
 @contextlib.contextmanager
-def serve_replay(texts_or_engine, api_key: str | None = None) -> Iterator[str]:
+def serve_replay(texts_or_engine, api_key: str | None = None,
+                 limits: Limits | None = None) -> Iterator[str]:
     """Run the real app with a ReplayEngine on a free loopback port; yield its base URL.
 
     Example: with serve_replay(["Hello!"]) as url: url -> "http://127.0.0.1:41873/v1"
@@ -123,5 +125,5 @@ def serve_replay(texts_or_engine, api_key: str | None = None) -> Iterator[str]:
               else ReplayEngine(texts_or_engine))
     pool = ModelPool(lambda name: engine, engine.model)
     pool.load()  # like `python -m reactlab.server`: the default model is loaded before serving
-    with serve_in_thread(pool, api_key=api_key) as url:
+    with serve_in_thread(pool, api_key=api_key, limits=limits) as url:
         yield url

@@ -21,6 +21,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from reactlab.server.engines import EngineError
 from reactlab.server.errors import APIError
 
 
@@ -37,7 +38,8 @@ class Scheduler:
     async def events(self, call: Callable[[Callable[[str], bool]], object]) -> AsyncIterator:
         """Run `call(on_text)` under the lock; yield ("text", piece)… then ("done", result).
 
-        Exceptions raised by `call` are re-raised here, in the caller's task.
+        Exceptions raised by `call` are re-raised here, in the caller's task, as EngineError
+        (APIError and EngineError unchanged).
         """
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
@@ -74,7 +76,13 @@ class Scheduler:
             while True:
                 kind, value = await queue.get()
                 if kind == "error":
-                    raise value
+                    if isinstance(value, (APIError, EngineError)) or not isinstance(value,
+                                                                                    Exception):
+                        raise value
+                    # Named as the engine's failure here, where it is known to be one: the
+                    # app labels any other exception a server bug, never the request's fault.
+                    raise EngineError(f"The engine failed: {type(value).__name__}: "
+                                      f"{value}") from value
                 yield kind, value
                 if kind == "done":
                     return

@@ -73,7 +73,7 @@ def prepare_messages(messages: list[dict]) -> list[dict]:
         m = dict(message)
         m["role"] = "system" if m.get("role") == "developer" else m.get("role")
         m["content"] = _text(m.get("content"))
-        if m.get("tool_calls"):
+        if m["role"] == "assistant" and m.get("tool_calls"):  # the template shows no others
             calls = []
             for call in m["tool_calls"]:
                 function = dict(call.get("function") or {})

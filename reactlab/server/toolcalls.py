@@ -22,9 +22,17 @@ the 1.5B). A call repeated with the same name and the same arguments (compared a
 sorted keys) is kept once. Both are recorded (`ParsedReply.dropped_text`,
 `.duplicates_dropped`) for the server's debug view. A reply without calls keeps all its text.
 
+Any text is safe to parse: `parse_tool_calls` raises only `TypeError` (when `text` is not a
+string) and takes time linear in the text's length. Every JSON decode is guarded (deep nesting,
+Python literals the JSON encoder cannot write, NaN), values nested more than `MAX_DEPTH` levels
+are not calls, and the search for bare JSON (`jsonscan`) decodes a bounded number of
+characters per character of text: past that budget bare JSON is no longer looked for (tags and
+fences still are), so that a pathological reply (100k `{`) cannot stall the server.
+
 This module is pure (no I/O, no randomness except `new_call_id`); it does not check the
-arguments against the tool's schema (the agent's tool registry does), and it does not judge
-the preamble: a "final answer" written *before* the first call stays content. Notebook 06.
+arguments against the tool's schema (the agent's tool registry does), does not cap the number
+of calls (`chat` does), and it does not judge the preamble: a "final answer" written *before*
+the first call stays content. Notebook 06.
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from reactlab.server.jsonscan import Spans, json_values
+
 _TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FENCE = re.compile(r"```[ \t]*([\w-]*)[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _EMPTY_FENCE = re.compile(r"```[\w-]*\s*```")
@@ -44,6 +54,8 @@ _ECHOED_MARKUP = re.compile(r"</?(?:tools|tool_call|tool_response)>")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _ARGS = re.compile(r'"(?:arguments|parameters)"\s*:\s*(.*)', re.DOTALL)
 _DECODER = json.JSONDecoder()
+MAX_DEPTH = 32     # deeper values are not calls (and would strain every JSON encoder after us)
+MAX_SHAPE = 4      # wrappers around a call: [ {"tool_calls": [ {"function": {…}} ]} ]
 
 
 @dataclass
@@ -62,13 +74,43 @@ class ParsedReply:
     calls_start: int | None = None   # where the first call starts in the raw text
 
 
+class _Unusable(ValueError):
+    """A decoded value that cannot become `arguments` (too deep, NaN, a Python set …)."""
+
+
 def new_call_id() -> str:
     """Example: new_call_id() -> "call_3f9a0c1be27d4a5581b6e0c2" (24 hex digits, like OpenAI)."""
     return "call_" + secrets.token_hex(12)
 
 
+def _shallow(value, limit: int = MAX_DEPTH) -> bool:
+    """True if `value` nests at most `limit` lists/dicts deep (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth > limit:
+                return False
+            stack.extend((c, depth + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return True
+
+
 def _dump(value) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    """JSON text for a decoded value; _Unusable if it is too deep or not JSON (NaN, a set)."""
+    if not _shallow(value):
+        raise _Unusable("nested too deeply")
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _Unusable(str(exc)) from None
+
+
+def _loads(text: str):
+    """json.loads, with deep nesting reported as ValueError like any other broken JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def _arguments(value) -> str:
@@ -77,24 +119,34 @@ def _arguments(value) -> str:
         return "{}"
     if isinstance(value, str):
         try:
-            return _dump(json.loads(value))
+            return _dump(_loads(value))
         except ValueError:
             return value  # the model's broken JSON, passed on for the agent to report
     return _dump(value)
 
 
-def calls_from_value(value, names: set[str] | None, source: str) -> list[ParsedCall] | None:
+def calls_from_value(value, names: set[str] | None, source: str,
+                     _depth: int = 0) -> list[ParsedCall] | None:
     """Calls in a decoded JSON value, or None if it is not call-shaped.
 
     Example: {"name": "get_today", "parameters": {}} -> [ParsedCall("get_today", "{}", …)]
     """
+    if _depth > MAX_SHAPE:
+        return None
     if isinstance(value, list):
-        calls = [calls_from_value(v, names, source) for v in value]
-        return [c for group in calls for c in group] if value and all(calls) else None
+        if not value:
+            return None
+        calls = []
+        for item in value:
+            found = calls_from_value(item, names, source, _depth + 1)
+            if not found:
+                return None
+            calls.extend(found)
+        return calls
     if not isinstance(value, dict):
         return None
     if isinstance(value.get("tool_calls"), list):
-        return calls_from_value(value["tool_calls"], names, source)
+        return calls_from_value(value["tool_calls"], names, source, _depth + 1)
     if isinstance(value.get("function"), dict):  # the OpenAI shape, echoed by the model
         value = value["function"]
     name = value.get("name")
@@ -103,7 +155,10 @@ def calls_from_value(value, names: set[str] | None, source: str) -> list[ParsedC
     key = "arguments" if "arguments" in value else "parameters" if "parameters" in value else None
     if key is None and not (names and name in names and len(value) == 1):
         return None  # {"name": …} alone is a call only when the name is a known tool
-    return [ParsedCall(name, _arguments(value.get(key)), source)]
+    try:
+        return [ParsedCall(name, _arguments(value.get(key)), source)]
+    except _Unusable:
+        return None
 
 
 def _values(blob: str) -> list | None:
@@ -119,7 +174,7 @@ def _values(blob: str) -> list | None:
             return out or None
         try:
             value, i = _DECODER.raw_decode(blob, i)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         out.append(value)
 
@@ -130,6 +185,15 @@ def _unfence(blob: str) -> str:
     return match.group(2).strip() if match else blob
 
 
+def _literal_calls(blob: str, names: set[str] | None) -> list[ParsedCall] | None:
+    """Python-literal dicts: {'name': 'f', 'arguments': {'x': 1}}. None for anything else."""
+    try:
+        value = ast.literal_eval(blob)
+    except Exception:  # noqa: BLE001 — any text: SyntaxError, ValueError, TypeError, Memory…
+        return None
+    return calls_from_value(value, names, "tag")
+
+
 def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
     blob = _unfence(inner)
     for attempt in (blob, blob + "}", blob + "}}"):  # the model often drops a closing brace
@@ -138,12 +202,9 @@ def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
             calls = calls_from_value(values, names, "tag")
             if calls:
                 return calls
-    try:  # Python-literal dicts: {'name': 'f', 'arguments': {'x': 1}}
-        calls = calls_from_value(ast.literal_eval(blob), names, "tag")
-        if calls:
-            return calls
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        pass
+    calls = _literal_calls(blob, names)
+    if calls:
+        return calls
     name, args = _NAME.search(blob), _ARGS.search(blob)
     if not name:
         return None
@@ -153,8 +214,15 @@ def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
     return [ParsedCall(name.group(1), raw, "tag")]
 
 
-def _free(spans: list[tuple[int, int]], start: int, end: int) -> bool:
-    return all(end <= s or start >= e for s, e in spans)
+def _bare_calls(text: str, names: set[str] | None, spans: Spans) -> list:
+    """(start, calls) for bare JSON calls outside `spans`, adding theirs."""
+    found = []
+    for start, end, value in json_values(text, spans):
+        calls = calls_from_value(value, names, "json") if spans.free(start, end) else None
+        if calls:
+            found.append((start, calls))
+            spans.add(start, end)
+    return found
 
 
 def parse_tool_calls(text: str, tool_names=None) -> ParsedReply:
@@ -164,44 +232,36 @@ def parse_tool_calls(text: str, tool_names=None) -> ParsedReply:
     -> ParsedReply(content="Let me check.", calls=[ParsedCall("get_weather",
        '{"location": "北京"}', "fence")])
     """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_tool_calls needs the model's text as a str, got "
+                        f"{type(text).__name__}.")
     names = set(tool_names) if tool_names else None
     found: list[tuple[int, list[ParsedCall]]] = []
-    spans: list[tuple[int, int]] = []
+    spans = Spans()
     for m in _TAG.finditer(text):
         calls = _tag_calls(m.group(1), names)
         if calls:
             found.append((m.start(), calls))
-            spans.append(m.span())
+            spans.add(*m.span())
     for m in _FENCE.finditer(text):
-        if _free(spans, *m.span()):
+        if spans.free(*m.span()):
             values = _values(m.group(2))
             calls = calls_from_value(values, names, "fence") if values else None
             if calls:
                 found.append((m.start(), calls))
-                spans.append(m.span())
-    i = 0
-    while (i := _next_brace(text, i)) >= 0:
-        try:
-            value, end = _DECODER.raw_decode(text, i)
-        except ValueError:
-            i += 1
-            continue
-        calls = calls_from_value(value, names, "json") if _free(spans, i, end) else None
-        if calls:
-            found.append((i, calls))
-            spans.append((i, end))
-        i = end  # a JSON value that is not a call: its inner braces are not calls either
+                spans.add(*m.span())
+    found += _bare_calls(text, names, spans)
     calls = [c for _, group in sorted(found, key=lambda f: f[0]) for c in group]
     if not calls:
         return ParsedReply(clean_content(text), [])
     # Text after the first call was written before any tool ran, so it cannot be based on a
-    # result: kept for the debug view only, e.g. '<tool_call>…</tool_call>\n北京今天晴。'.
-    spans.sort()
-    starts, ends = [s for s, _ in spans[1:]] + [len(text)], [e for _, e in spans]
+    # result: kept for the debug view only, e.g. '<tool_call>…</tool_call>\\n北京今天晴。'.
+    starts, ends = spans.starts[1:] + [len(text)], spans.ends
     dropped = [text[e:s].strip() for e, s in zip(ends, starts) if clean_content(text[e:s])]
     unique = _unique(calls)
-    return ParsedReply(clean_content(text[:spans[0][0]]), unique,
-                       "\n".join(dropped) or None, len(calls) - len(unique), spans[0][0])
+    first = spans.starts[0]
+    return ParsedReply(clean_content(text[:first]), unique, "\n".join(dropped) or None,
+                       len(calls) - len(unique), first)
 
 
 def clean_content(text: str) -> str | None:
@@ -221,15 +281,10 @@ def _unique(calls: list[ParsedCall]) -> list[ParsedCall]:
     seen, out = set(), []
     for call in calls:
         try:
-            args = json.dumps(json.loads(call.arguments), sort_keys=True, ensure_ascii=False)
-        except ValueError:
+            args = json.dumps(_loads(call.arguments), sort_keys=True, ensure_ascii=False)
+        except (ValueError, TypeError, RecursionError):
             args = call.arguments.strip()  # broken JSON: only the same broken text is a repeat
         if (call.name, args) not in seen:
             seen.add((call.name, args))
             out.append(call)
     return out
-
-
-def _next_brace(text: str, start: int) -> int:
-    positions = [p for p in (text.find("{", start), text.find("[", start)) if p >= 0]
-    return min(positions) if positions else -1

@@ -2,7 +2,10 @@
 
 Every message here is written for the person (or the agent) that sent the request: it names
 the field (`temperature`, `tools[0].function.parameters`), says what was found and what to do
-instead. The conversation itself (roles, tool-call pairing) is checked by `conversation`.
+instead. The conversation itself (roles, tool-call pairing) is checked by `conversation`;
+the body's size, depth, numbers and text were bounded before that (`limits`). Tool and
+response schemas are checked for structure only (subschemas are objects, `type` is a JSON
+type), so the engine's grammar compiler never sees a schema it cannot read.
 
 This module does not render, generate or parse model output; it never talks to an engine.
 Unknown extra fields are ignored (clients send many), but known ones must have the right type.
@@ -11,15 +14,21 @@ Introduced in notebook 05 (the errors a wrong request gets).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
 from reactlab.server.conversation import check_messages
 from reactlab.server.errors import bad_request
+from reactlab.server.limits import Limits, decode_json
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 DEFAULT_MAX_TOKENS = 1024  # a runaway 1.5B at ~20 tok/s would otherwise hold the engine for minutes
+MAX_STOP = 16  # OpenAI allows 4; every stop string is checked after every token
+JSON_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
+_ONE = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then",
+        "else", "additionalItems", "unevaluatedProperties", "unevaluatedItems")
+_MANY = ("anyOf", "oneOf", "allOf", "prefixItems")
+_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
 
 @dataclass
@@ -101,7 +110,63 @@ def _tools(body: dict) -> list[dict]:
                               f"'object' (got {got!r}): describe the arguments as "
                               f"{{\"type\": \"object\", \"properties\": {{…}}, \"required\": […]}}.",
                               f"{where}.function.parameters", "invalid_tool_schema")
+        if params is not None:
+            _check_schema(params, f"{where}.function.parameters", "invalid_tool_schema")
+        if not isinstance(fn.get("description", ""), str):
+            raise bad_request(f"{where}.function.description must be a string.",
+                              f"{where}.function.description", "invalid_type")
     return tools
+
+
+def _schema_problem(schema, where: str) -> tuple[str, str] | None:
+    """(where, what is wrong) for the first malformed part of a JSON schema, or None.
+
+    Checks the structure the engine's grammar compiler relies on (subschemas are objects,
+    `type` names a JSON type, `required` lists names); unknown keywords pass. Iterative, so
+    depth is bounded by `limits`, not by Python's stack.
+    Example: {"type": "object", "properties": {"x": 3}} -> ("….properties.x", "must be …")
+    """
+    stack = [(schema, where)]
+    while stack:
+        s, at = stack.pop()
+        if isinstance(s, bool):
+            continue
+        if not isinstance(s, dict):
+            return at, f"must be a JSON schema (an object), got {type(s).__name__}"
+        kind = s.get("type")
+        kinds = kind if isinstance(kind, list) else [kind]
+        if kind is not None and not all(isinstance(k, str) and k in JSON_TYPES for k in kinds):
+            return f"{at}.type", f"must be one of {', '.join(JSON_TYPES)} (or a list of them)"
+        required = s.get("required")
+        if required is not None and not (isinstance(required, list)
+                                         and all(isinstance(r, str) for r in required)):
+            return f"{at}.required", "must be a list of property names"
+        if "enum" in s and not isinstance(s["enum"], list):
+            return f"{at}.enum", "must be a list of values"
+        for key in _ONE:
+            if key in s:
+                value = s[key]
+                items = value if key in ("items", "additionalItems") and isinstance(value, list) \
+                    else [value]
+                stack.extend((v, f"{at}.{key}") for v in items)
+        for key in _MANY:
+            if key in s:
+                if not isinstance(s[key], list):
+                    return f"{at}.{key}", "must be a list of schemas"
+                stack.extend((v, f"{at}.{key}[{i}]") for i, v in enumerate(s[key]))
+        for key in _NAMED:
+            if key in s:
+                if not isinstance(s[key], dict):
+                    return f"{at}.{key}", "must be an object of schemas by name"
+                stack.extend((v, f"{at}.{key}.{name}") for name, v in s[key].items())
+    return None
+
+
+def _check_schema(schema, where: str, code: str) -> None:
+    problem = _schema_problem(schema, where)
+    if problem:
+        at, what = problem
+        raise bad_request(f"{at} {what}: fix this JSON schema (see json-schema.org).", where, code)
 
 
 def _tool_choice(body: dict, names: list[str]) -> tuple[str, str | None]:
@@ -132,6 +197,9 @@ def _stop(body: dict) -> list[str]:
     stop = [stop] if isinstance(stop, str) else stop
     if not (isinstance(stop, list) and all(isinstance(s, str) and s for s in stop)):
         raise bad_request("'stop' must be a non-empty string or a list of them.", "stop")
+    if len(stop) > MAX_STOP:
+        raise bad_request(f"'stop' has {len(stop)} strings; this server accepts at most "
+                          f"{MAX_STOP}.", "stop", "too_many_stop_strings")
     return stop
 
 
@@ -142,25 +210,25 @@ def _response_schema(body: dict) -> dict | None:
     if isinstance(fmt, dict) and fmt.get("type") == "json_object":
         return {"type": "object"}
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-        schema = (fmt.get("json_schema") or {}).get("schema")
+        spec = fmt.get("json_schema")
+        schema = spec.get("schema") if isinstance(spec, dict) else None
         if isinstance(schema, dict):
+            _check_schema(schema, "response_format.json_schema.schema", "invalid_schema")
             return schema
     raise bad_request("response_format must be {\"type\": \"text\"}, {\"type\": \"json_object\"} "
                       "or {\"type\": \"json_schema\", \"json_schema\": {\"schema\": {…}}}.",
                       "response_format")
 
 
-def parse_body(raw: bytes) -> ChatRequest:
+def parse_body(raw: bytes, limits: Limits | None = None) -> ChatRequest:
     """Decode and check a request body. Raises APIError(400) with a sentence saying what to fix.
 
+    Linear in the body's size; `limits.decode_json` refuses NaN, deep nesting and lone
+    surrogates before any field is read.
     Example: parse_body(b'{"messages": [], "model": "1.5b"}') -> 400 "'messages' must be a
     non-empty list …"
     """
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise bad_request(f"The request body is not valid JSON ({exc}). Send a JSON object with "
-                          f"'model' and 'messages'.", None, "invalid_json") from None
+    body = decode_json(raw, limits or Limits())
     if not isinstance(body, dict):
         raise bad_request("The request body must be a JSON object with 'model' and 'messages'.",
                           None, "invalid_json")
@@ -171,7 +239,8 @@ def parse_body(raw: bytes) -> ChatRequest:
                           "to 1.", "n", "unsupported_value")
     tools = _tools(body)
     choice, name = _tool_choice(body, [t["function"]["name"] for t in tools])
-    options = body.get("stream_options") or {}
+    options = body.get("stream_options")
+    options = {} if options is None else options
     if not isinstance(options, dict):
         raise bad_request("'stream_options' must be an object such as {\"include_usage\": true}.",
                           "stream_options")
