@@ -28,9 +28,8 @@ import os
 import socket
 import sys
 
+from reactlab.config import DEFAULT_MODEL, DEFAULT_PORT
 from reactlab.server.limits import Limits
-
-DEFAULT_PORT = 18765
 
 
 class StartupError(Exception):
@@ -110,7 +109,7 @@ def _factory(args):
             raise StartupError(f"Cannot read the replay file {args.replay_file}: {exc}.") from None
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise StartupError(f"{args.replay_file} must hold a JSON list of strings.")
-        engine = ReplayEngine(texts, model=args.model or "qwen2.5-coder-1.5b-instruct")
+        engine = ReplayEngine(texts, model=args.model or DEFAULT_MODEL)
         return lambda name: engine
 
     from reactlab.server.engines import XllamacppEngine
@@ -165,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             factory = _factory(args)
-            pool = ModelPool(factory, args.model or "qwen2.5-coder-1.5b-instruct")
+            pool = ModelPool(factory, args.model or DEFAULT_MODEL)
         except WeightsError as exc:
             raise StartupError(str(exc)) from None
         sock = _bind(args.host, args.port)

@@ -11,7 +11,7 @@ stream path is identical for both:
 `on_text(piece)` is called for every piece of text as it is generated; returning True stops
 generation (the server does that when a streaming client goes away).
 
-`XllamacppEngine` runs llama.cpp in this process through xllamacpp (see DESIGN.md). Its
+`XllamacppEngine` runs llama.cpp in this process through xllamacpp. Its
 prompt cache keeps the longest common prefix of the previous prompt, which is what makes
 step 5 of an agent cheap; `Generation.cached_tokens` reports how much was reused.
 

@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Iterator
 
+from reactlab.config import DEFAULT_MODEL
 from reactlab.server.engines import EngineError, Generation
 from reactlab.server.limits import Limits
 from reactlab.server.template import END_OF_TURN, ChatTemplate
@@ -45,7 +46,7 @@ class ReplayEngine:
 
     kind = "replay"
 
-    def __init__(self, texts, model: str = "qwen2.5-coder-1.5b-instruct", delay: float = 0.0):
+    def __init__(self, texts, model: str = DEFAULT_MODEL, delay: float = 0.0):
         from reactlab.server.weights import resolve_name
 
         self.texts = list(texts)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from reactlab.config import reactlab_home
+from reactlab.config import DEFAULT_MODEL, reactlab_home
 
 
 class WeightsError(RuntimeError):
@@ -47,8 +47,7 @@ MODELS: dict[str, ModelSpec] = {
         "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
 }
 ALIASES = {"1.5b": "qwen2.5-coder-1.5b-instruct", "0.5b": "qwen2.5-coder-0.5b-instruct",
-           "default": "qwen2.5-coder-1.5b-instruct", "light": "qwen2.5-coder-0.5b-instruct"}
-DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct"
+           "default": DEFAULT_MODEL, "light": "qwen2.5-coder-0.5b-instruct"}
 
 
 def resolve_name(name: str | None) -> str:
