@@ -1,6 +1,6 @@
 """Compare `reactlab.parsing.parse_react` with the ReAct parsers learners would otherwise use.
 
-Corpus: tests/data/react_outputs.json (real replies from the seeds' transcripts and the local
+Corpus: tests/data/react_outputs.json (real replies from published agent transcripts and the local
 1.5B model, plus hand-written shapes), each labelled with the parse we expect: an action (tool +
 arguments), a final answer, or an error (a reply that must be refused, e.g. two actions).
 

@@ -94,7 +94,7 @@ def run(conn, tools=None, **kw):
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
 def test_savings_question(monkeypatch, stream):
-    """Seed 001 §4.3: get_today -> days_between -> calculator -> answer (1530 元)."""
+    """The savings question: get_today -> days_between -> calculator -> answer (1530 元)."""
     from reactlab.tools import default_registry
 
     monkeypatch.setenv("REACTLAB_TODAY", "2026-03-01")
@@ -571,7 +571,7 @@ def test_replay_engine_failure_is_status_error(replay_conn):
 
 @pytest.mark.model
 def test_savings_question_on_the_real_model(local_conn, monkeypatch):
-    """Seed 001's question on the embedded 1.5B. Checks the record, never the wording: the
+    """The savings question on the embedded 1.5B. Checks the record, never the wording: the
     model may plan differently, but every call must be answered and recorded faithfully."""
     from reactlab.loop_detector import format_call
     from reactlab.report import format_step

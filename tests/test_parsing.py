@@ -58,7 +58,7 @@ def test_corpus_covers_the_sources_and_the_messy_cases():
     assert {"multiple_actions", "bad_json", "no_step"} <= codes
 
 
-# --- the seeds' headline replies ------------------------------------------------------------
+# --- the course's headline replies ------------------------------------------------------------
 
 
 def test_seed000_stop_residue_is_stripped():
@@ -70,7 +70,7 @@ def test_seed000_stop_residue_is_stripped():
 
 
 def test_seed002_final_answer_keeps_its_second_line():
-    # The seed's own regex `Final Answer:\s*(.*)` silently dropped the "贵。" on line two.
+    # The naive regex `Final Answer:\s*(.*)` silently dropped the "贵。" on line two.
     text = ("Thought: Do I need to use a tool? No\nFinal Answer: 贵州茅台的收盘价为1488.21元，"
             "青岛啤酒的收盘价为67.92元，因此贵州茅台的收盘价比青岛啤酒\n贵。")
     got = parse_react(text)

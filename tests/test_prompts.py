@@ -65,7 +65,7 @@ def test_values_are_inserted_once_not_re_rendered():
 
 
 def test_json_braces_in_templates_need_no_escaping():
-    # The seed's `{{{{` escaping bug cannot happen: JSON examples are plain text.
+    # LangChain-style `{{{{` escaping bugs cannot happen: JSON examples are plain text.
     prompt = react_system_prompt(REG, style="json")
     assert '{"action": "tool_name", "action_input": {"argument_name": "value"}}' in prompt
     assert "{{" not in prompt and "{instructions}" not in prompt

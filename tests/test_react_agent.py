@@ -1,5 +1,5 @@
 """run_react with step-scripted fake clients (real openai ChatCompletion objects), every branch
-of the loop, the seeds' headline tasks, and one end-to-end run on the real local model."""
+of the loop, the course's headline tasks, and one end-to-end run on the real local model."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_action_then_final_scratchpad_layout():
     assert (call.name, call.arguments, call.error) == ("get_weather", {"location": "北京"}, False)
     assert call.observation == WEATHER["北京"]
     first, second = conn.requests
-    # seed 000: system + ONE user message, rebuilt with the growing scratchpad
+    # scratchpad layout: system + ONE user message, rebuilt with the growing scratchpad
     assert [m["role"] for m in second["messages"]] == ["system", "user"]
     assert user_text(first) == "Question: 北京天气怎么样\n\n"
     assert user_text(second).startswith("Question: 北京天气怎么样\n\nThought: 先查北京\nAction:")
@@ -405,7 +405,7 @@ def test_bad_messages_style_is_a_usage_error():
         run_react("q", tools=registry(), conn=FakeConn(), messages_style="tree")
 
 
-# --- the seeds' headline tasks, on the course tools -----------------------------------------
+# --- the course's headline tasks, on the course tools -----------------------------------------
 
 
 @pytest.fixture
@@ -417,7 +417,7 @@ def course_tools(monkeypatch):
 
 
 def test_beijing_guangzhou_weather(course_tools):
-    """Seed 000: two get_weather calls, then the answer."""
+    """The weather agent: two get_weather calls, then the answer."""
     conn = FakeConn(
         blob("get_weather", {"location": "北京"}, "我需要获取北京和广州的天气信息。首先获取北京的天气。"),
         blob("get_weather", {"location": "广州"}, "接下来获取广州的天气信息。") + "\nObservation",
@@ -432,7 +432,7 @@ def test_beijing_guangzhou_weather(course_tools):
 
 
 def test_qingdao_vs_moutai(course_tools):
-    """Seed 002: Action / Action Input style, chat messages, two closing prices."""
+    """The stock agent: Action / Action Input style, chat messages, two closing prices."""
     ask = "Thought: Do I need to use a tool? Yes\nAction: get_closing_price\nAction Input: {}"
     conn = FakeConn(ask.replace("{}", '{"name": "青岛啤酒"}'),
                     ask.replace("{}", '{"name": "贵州茅台"}'),
@@ -448,7 +448,7 @@ def test_qingdao_vs_moutai(course_tools):
 
 
 def test_savings_question(course_tools):
-    """Seed 001: get_today -> days_between -> calculator -> 1530 元."""
+    """The savings agent: get_today -> days_between -> calculator -> 1530 元."""
     conn = FakeConn(
         blob("get_today", {}, "我需要先获取今天的日期"),
         blob("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}, "算日期差"),
