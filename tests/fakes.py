@@ -19,11 +19,16 @@ Test-only; no notebook introduces it. Pytest puts tests/ on sys.path, hence `fro
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+from reactlab.runlog import as_dict
+from reactlab.server.conversation import check_messages
+from reactlab.server.errors import APIError
 
 USAGE = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
 
@@ -172,34 +177,19 @@ class ScriptedConn(RecordingConn):
         return item
 
 
-def _field(obj: Any, key: str) -> Any:
-    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
-
 
 def message_problems(messages: list) -> list[str]:
-    """What an OpenAI-style API would reject about tool messages; [] when the list is valid.
+    """What an OpenAI-style API would reject about a message list; [] when it is valid.
+
+    The server's own check (`reactlab.server.conversation.check_messages`, the rules OpenAI
+    enforces) applied to what an agent sent, so the tests and the server share one checker.
 
     >>> message_problems([{"role": "user", "content": "hi"},
-    ...                   {"role": "tool", "tool_call_id": "c1", "content": "x"}])[0][:40]
-    'message 1 (tool, c1) does not follow an a'
+    ...                   {"role": "tool", "tool_call_id": "c1", "content": "x"}])[0][:26]
+    "messages[1] is a 'tool' me"
     """
-    problems: list[str] = []
-    open_ids: set = set()
-    for i, m in enumerate(messages):
-        role = _field(m, "role")
-        if role == "tool":
-            cid = _field(m, "tool_call_id")
-            if cid not in open_ids:
-                problems.append(f"message {i} (tool, {cid}) does not follow an assistant message "
-                                f"whose tool_calls include {cid}.")
-            open_ids.discard(cid)
-            continue
-        if open_ids:
-            problems.append(f"message {i} ({role}) comes before the tool results for "
-                            f"{', '.join(sorted(map(str, open_ids)))}.")
-        calls = _field(m, "tool_calls") or [] if role == "assistant" else []
-        open_ids = {_field(c, "id") for c in calls}
-    if open_ids:
-        problems.append(f"the list ends before the tool results for "
-                        f"{', '.join(sorted(map(str, open_ids)))}.")
-    return problems
+    try:
+        check_messages(json.loads(json.dumps([as_dict(m) for m in messages], default=str)))
+    except APIError as exc:
+        return [exc.message]
+    return []
