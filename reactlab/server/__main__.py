@@ -29,7 +29,14 @@ import socket
 import sys
 
 from reactlab.config import DEFAULT_MODEL, DEFAULT_PORT
+from reactlab.server.app import create_app
+from reactlab.server.deadline import protocol
+from reactlab.server.engines import EngineError, XllamacppEngine
+from reactlab.server.gguf import GGUFError
 from reactlab.server.limits import Limits
+from reactlab.server.replay import ReplayEngine
+from reactlab.server.scheduler import ModelPool
+from reactlab.server.weights import WeightsError, resolve_name
 
 
 class StartupError(Exception):
@@ -97,7 +104,6 @@ def _bind(host: str, port: int) -> socket.socket:
 def _factory(args):
     """A function model name -> engine, for the ModelPool."""
     if args.engine == "replay":
-        from reactlab.server.replay import ReplayEngine
 
         if not args.replay_file:
             raise StartupError("--engine replay needs --replay-file, a JSON list of the raw texts "
@@ -112,8 +118,6 @@ def _factory(args):
         engine = ReplayEngine(texts, model=args.model or DEFAULT_MODEL)
         return lambda name: engine
 
-    from reactlab.server.engines import XllamacppEngine
-    from reactlab.server.weights import resolve_name
 
     default = resolve_name(args.model)
 
@@ -125,9 +129,6 @@ def _factory(args):
 
 
 def _load_default(pool) -> None:
-    from reactlab.server.engines import EngineError
-    from reactlab.server.gguf import GGUFError
-    from reactlab.server.weights import WeightsError
 
     try:
         pool.load(pool.default)
@@ -159,8 +160,6 @@ def main(argv: list[str] | None = None) -> int:
             raise StartupError(f"Refusing to listen on {args.host} without an API key: anyone "
                                f"on the network could use this machine's model. Pass --api-key "
                                f"KEY (or set REACTLAB_SERVER_KEY), or keep --host 127.0.0.1.")
-        from reactlab.server.scheduler import ModelPool
-        from reactlab.server.weights import WeightsError
 
         try:
             factory = _factory(args)
@@ -176,8 +175,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     import uvicorn
 
-    from reactlab.server.app import create_app
-    from reactlab.server.deadline import protocol
 
     app = create_app(pool, api_key=args.api_key, limits=limits)
     host = f"[{args.host}]" if ":" in args.host else args.host

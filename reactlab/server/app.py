@@ -65,11 +65,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from reactlab.server.chat import Turn, sse, to_json
+from reactlab.server.deadline import protocol
 from reactlab.server.engines import EngineError
 from reactlab.server.errors import APIError
 from reactlab.server.limits import Limits, too_large
 from reactlab.server.scheduler import ModelPool, Scheduler
 from reactlab.server.validate import parse_body
+from reactlab.server.weights import MODELS
 
 ENDPOINTS = ("GET /health, GET /v1/models, POST /v1/chat/completions, GET /v1/debug/last")
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -215,7 +217,6 @@ def create_app(pool: ModelPool, api_key: str | None = None,
 
     @app.get("/v1/models")
     async def models():
-        from reactlab.server.weights import MODELS
 
         return {"object": "list", "data": [
             {"id": name, "object": "model", "created": 0, "owned_by": "reactlab",
@@ -291,7 +292,6 @@ def serve_in_thread(pool: ModelPool, api_key: str | None = None,
     """
     import uvicorn
 
-    from reactlab.server.deadline import protocol
 
     limits = limits or Limits()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # see __main__

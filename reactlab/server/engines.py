@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reactlab.server.template import END_OF_TURN, ChatTemplate
+from reactlab.server.weights import ensure_model, resolve_name
 
 OnText = Callable[[str], bool]
 
@@ -64,7 +65,6 @@ class XllamacppEngine:
 
     def __init__(self, model: str, path: str | Path | None = None, n_ctx: int = 8192,
                  threads: int = 2):
-        from reactlab.server.weights import ensure_model, resolve_name
 
         self.model = resolve_name(model)
         self.path = Path(path) if path else ensure_model(self.model)

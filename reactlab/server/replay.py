@@ -29,9 +29,12 @@ import time
 from collections.abc import Iterator
 
 from reactlab.config import DEFAULT_MODEL
+from reactlab.server.app import serve_in_thread
 from reactlab.server.engines import EngineError, Generation
 from reactlab.server.limits import Limits
+from reactlab.server.scheduler import ModelPool
 from reactlab.server.template import END_OF_TURN, ChatTemplate
+from reactlab.server.weights import resolve_name
 
 _PIECE = re.compile(r"\s*[A-Za-z_]+|\s*\d|\s+|\s*[^\sA-Za-z_\d]")
 
@@ -47,7 +50,6 @@ class ReplayEngine:
     kind = "replay"
 
     def __init__(self, texts, model: str = DEFAULT_MODEL, delay: float = 0.0):
-        from reactlab.server.weights import resolve_name
 
         self.texts = list(texts)
         self.model = resolve_name(model)
@@ -119,8 +121,6 @@ def serve_replay(texts_or_engine, api_key: str | None = None,
 
     Example: with serve_replay(["Hello!"]) as url: url -> "http://127.0.0.1:41873/v1"
     """
-    from reactlab.server.app import serve_in_thread
-    from reactlab.server.scheduler import ModelPool
 
     engine = (texts_or_engine if isinstance(texts_or_engine, ReplayEngine)
               else ReplayEngine(texts_or_engine))

@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from reactlab.server.engines import EngineError
 from reactlab.server.errors import APIError
+from reactlab.server.weights import ALIASES, MODELS, WeightsError, resolve_name
 
 
 class Scheduler:
@@ -100,7 +101,6 @@ class ModelPool:
     """
 
     def __init__(self, factory: Callable[[str], object], default: str):
-        from reactlab.server.weights import resolve_name
 
         self._factory = factory
         self._resolve = resolve_name
@@ -110,7 +110,6 @@ class ModelPool:
 
     def resolve(self, name: str | None) -> str:
         """A canonical model name, or APIError(404) listing what exists."""
-        from reactlab.server.weights import ALIASES, MODELS, WeightsError
 
         try:
             return self._resolve(name or self.default)

@@ -25,6 +25,8 @@ from pathlib import Path
 from jinja2.exceptions import TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from reactlab.server.gguf import chat_template
+
 END_OF_TURN = "<|im_end|>"  # Qwen2.5 ends every turn with it: always a stop string
 _BROKEN = '{{\\"name\\": <function-name>, \\"arguments\\": <args-json-object>}}'
 _FIXED = '{\\"name\\": <function-name>, \\"arguments\\": <args-json-object>}'
@@ -114,7 +116,6 @@ class ChatTemplate:
     @classmethod
     def from_gguf(cls, path: str | Path) -> ChatTemplate:
         """The template embedded in the model file, repaired. Raises gguf.GGUFError."""
-        from reactlab.server.gguf import chat_template
 
         source = chat_template(path)
         fixed = repair(source)
