@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib
 import pytest
+from sample_runs import sample_run
 
 from reactlab.report import (
     compare_table,
@@ -13,9 +14,7 @@ from reactlab.report import (
     step_rows,
     summary_table,
 )
-from reactlab.runlog import RunResult, Step, ToolCallRecord, add_usage
-
-BIG = "文" * 50_000
+from reactlab.runlog import RunResult
 
 
 @pytest.fixture
@@ -27,31 +26,6 @@ def plt():
     yield pyplot
     pyplot.close("all")
 
-
-def sample_run(protocol: str = "function_calling", growth: int = 400) -> RunResult:
-    """A three-step run: a compacted huge observation, a loop event, a final answer."""
-    shown = BIG[:1000] + "\n[… 48,000 characters cut …]\n" + BIG[:1000]
-    steps = [
-        Step(1, "action", text="", thought="先查文档", latency_ms=812.4, prompt_tokens=300,
-             completion_tokens=20, cached_tokens=0,
-             tool_calls=[ToolCallRecord("search_docs", {"query": "长文"}, shown, BIG, "call_1")],
-             events=[f"compacted: 50000 chars -> {len(shown)} chars"]),
-        Step(2, "action", prompt_tokens=300 + growth, completion_tokens=18, cached_tokens=280,
-             latency_ms=400,
-             tool_calls=[ToolCallRecord("get_weather", '{"location": "北京"}', "北京: 晴 | 3°C",
-                                        id="call_2")],
-             events=["loop: get_weather({'location': '北京'}) repeated 3 times"]),
-        Step(3, "final", text="北京晴，3°C。", prompt_tokens=300 + 2 * growth,
-             completion_tokens=9, latency_ms=300),
-    ]
-    usage: dict = {}
-    for s in steps:
-        add_usage(usage, {"prompt_tokens": s.prompt_tokens,
-                          "completion_tokens": s.completion_tokens,
-                          "prompt_tokens_details": {"cached_tokens": s.cached_tokens}})
-    return RunResult("北京今天天气怎么样？", "北京晴，3°C。", "final", steps, usage,
-                     messages=[{"role": "user", "content": "北京今天天气怎么样？"}],
-                     protocol=protocol, model="qwen2.5-coder-1.5b-instruct")
 
 def test_step_rows_count_shown_and_full_observation():
     rows = step_rows(sample_run())
