@@ -15,6 +15,9 @@ Problems raise `ShapeError(problem, code)`; `parsing` turns it into the `ReActPa
 the model reads. This module does not decide whether a reply is an action or an answer, and
 it does not know which tools exist. No notebook imports it directly: notebook 03 writes the
 same ideas by hand (`parse_step`, `first_object`) and then uses `parse_react`.
+
+About 310 lines: one reader per way a model writes a call (blob, `tool(...)`, code, XML-ish),
+each short; splitting them would scatter the shared key names.
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ It deliberately does NOT retry, rate-limit, pool connections or parse tool calls
 the failures a lesson wants to show, and assembling streamed tool calls is `reactlab.streaming`'s
 job. The agents use the SDK (`conn.client`); these helpers are for looking under the hood.
 Introduced in notebook 01; `stream_chat` returns in notebook 05.
+
+About 400 lines: it holds everything a raw request needs in one place for notebook 01 — the
+POST, the SSE reader, the provider error and its one sentence, and the curl twin.
 """
 
 from __future__ import annotations

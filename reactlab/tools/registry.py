@@ -14,6 +14,9 @@ not bounded.
 
 First used in notebook 02 (`run`), explained in notebook 04 (tools are data plus a function);
 `@tool` on your own functions and tool errors are the subject of notebook 07.
+
+About 350 lines: validation (types, required and unknown keys, the tool-name-as-value hint)
+is most of it, and its messages are what the model reads, so they stay beside the registry.
 """
 
 from __future__ import annotations
