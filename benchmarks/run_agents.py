@@ -1,7 +1,7 @@
 """Run the task suite under agent configurations; append one JSONL record per run (resumable).
 
 A configuration is: protocol (text ReAct in the JSON-blob or Action/Action Input style, or
-native tool calls) x guards (off/on) x constrained decoding (off/on) x model (local 1.5B, local
+native tool calls) x guards (off/on/levers) x constrained decoding (off/on) x model (local 1.5B, local
 0.5B, or the provider configured in `.env`). Every run pins `REACTLAB_TODAY` and the weather
 snapshot, temperature 0, max 6 steps, so two runs of the same configuration see the same tools.
 
@@ -55,7 +55,7 @@ MODELS = {"1.5b": "qwen2.5-coder-1.5b-instruct", "0.5b": "qwen2.5-coder-0.5b-ins
 @dataclass(frozen=True)
 class Config:
     protocol: str  # "react-json" | "react-action_input" | "native"
-    guards: str = "on"  # "on" | "off"
+    guards: str = "on"  # "on" | "off" | "levers" (on + grounding check + quiet retry)
     constrained: bool = False
     model: str = "1.5b"  # "1.5b" | "0.5b" | "provider"
 
@@ -164,7 +164,7 @@ def run_one(config: Config, task, conn: Any) -> dict:
     from reactlab.react_agent import run_react
 
     registry = registry_for(task)
-    guards = Guards.on(MAX_STEPS) if config.guards == "on" else Guards.off(MAX_STEPS)
+    guards = {"on": Guards.on, "off": Guards.off, "levers": Guards.levers}[config.guards](MAX_STEPS)
     use = ConstrainedConnection(conn, config.protocol, registry) if config.constrained else conn
     t0 = time.perf_counter()
     if config.protocol == "native":

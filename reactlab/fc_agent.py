@@ -34,7 +34,7 @@ from reactlab.completion import Reply
 from reactlab.folding import steps_summary
 from reactlab.guards import Guards
 from reactlab.loop import EmptyReply, FormatError, as_registry, run_loop, run_tools
-from reactlab.prompts import load_template
+from reactlab.prompts import load_template, render_template
 from reactlab.runlog import RunResult, Step
 from reactlab.tools import ToolRegistry
 
@@ -80,10 +80,10 @@ class NativeStep:
 
     # --- what goes out -------------------------------------------------------------------
 
-    def request(self, messages: list[dict], closing: bool) -> dict:
+    def request(self, messages: list[dict], with_tools: bool) -> dict:
         kw: dict[str, Any] = {"messages": messages, "temperature": self.temperature,
                               "max_tokens": self.max_tokens}
-        tools = None if closing else self.registry.openai_tools()
+        tools = self.registry.openai_tools() if with_tools else None
         if tools:  # tool_choice without tools is a 400 on most servers
             kw["tools"], kw["tool_choice"] = tools, self.tool_choice
         return kw
@@ -137,7 +137,8 @@ class NativeStep:
             # one is taken as the answer: the bound is one extra step per run).
             self.narration_sent = True
             raise FormatError(error=f"the reply names {', '.join(named)} but makes no tool call",
-                              feedback=load_template("narrated_call"))
+                              feedback=render_template("narrated_call", names=", ".join(named),
+                                                       first=named[0]))
         if not answer:  # common on the 1.5B right after a tool result
             raise EmptyReply(feedback=load_template("empty_reply"))
         step.kind = "final"

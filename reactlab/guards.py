@@ -9,6 +9,9 @@ One answer to each pitfall, shared by both agents through the one loop in `react
 - budgets on steps, unparsable replies and tokens (`budget_status` names the one that ran out;
   the loop then makes one closing request, `Guards.final_request`);
 - a plan that names a tool without calling it is sent back once (`Guards.narrated`);
+- a final answer whose figures no tool result supports, or whose comparison contradicts the
+  fetched data, is sent back once with the grader's reasons (`Guards.ground`);
+- after two empty replies in a row, the next request goes without tools (`Guards.without_tools`);
 - older steps are folded into a summary once the history is long (`Guards.fold_point`, with
   `folding`).
 
@@ -25,9 +28,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reactlab.compaction import compact_observation, compaction_event
+from reactlab.grader import grade
 from reactlab.loop_detector import LoopDetector
 from reactlab.prompts import load_template
-from reactlab.runlog import Step
+from reactlab.runlog import RunResult, Step
 
 
 @dataclass
@@ -47,18 +51,28 @@ class Guards:
     final_request: str = field(default_factory=lambda: load_template("final_request"), repr=False)
     keep_last: int = 2  # steps kept verbatim when compress_after folds the history
     narrated_calls: bool = True  # send a plan that names a tool back once (native agent)
+    # Two levers under measurement (benchmarks/run_agents.py, guards "levers"): off until the
+    # benchmark says they help.
+    grounding: bool = False  # send an answer the run does not support back once (the grader)
+    quiet_retry: bool = False  # after two empty replies, one request without tools (native)
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:
         """No compaction, no loop detector, no token budget, no check for narrated calls;
         parse errors only end with steps."""
         return cls(max_steps=max_steps, max_parse_errors=max_steps, max_total_tokens=None,
-                   observation_chars=None, loop=None, compress_after=None, narrated_calls=False)
+                   observation_chars=None, loop=None, compress_after=None, narrated_calls=False,
+                   grounding=False, quiet_retry=False)
 
     @classmethod
     def on(cls, max_steps: int = 6) -> Guards:
         """The defaults: compaction at 2000 chars, loop detector, 3 parse errors."""
         return cls(max_steps=max_steps)
+
+    @classmethod
+    def levers(cls, max_steps: int = 6) -> Guards:
+        """The defaults plus the grounding check and the quiet retry (being measured)."""
+        return cls(max_steps=max_steps, grounding=True, quiet_retry=True)
 
     def fresh(self, max_steps: int | None = None) -> Guards:
         """A copy for one run: a new LoopDetector (history and triggers reset), and
@@ -87,6 +101,29 @@ class Guards:
         if not self.narrated_calls or not text:
             return []
         return [n for n in tool_names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)]
+
+    def ground(self, question: str, answer: str, steps: list[Step]) -> str | None:
+        """Why the run does not support this draft answer (the grader's reasons), or None.
+
+        Only once per run, and only when a tool answered something: with no tool result there
+        is nothing to check the figures against (a question answered from common knowledge).
+        Example: after get_closing_price gave 67.92 and 1488.21, the draft "青岛啤酒更高" ->
+                 "the answer says 青岛啤酒 is higher, but 67.92 < 1488.21 …"
+        """
+        if not self.grounding or any(s.kind == "ungrounded" for s in steps):
+            return None
+        if not any(c.observation and not c.error for s in steps for c in s.tool_calls):
+            return None
+        verdict = grade(RunResult(question, answer, "final", steps=list(steps)))
+        if verdict.ok or verdict.mode not in ("invented_data", "wrong_answer", "incomplete"):
+            return None
+        return "; ".join(verdict.reasons)
+
+    def without_tools(self, steps: list[Step]) -> bool:
+        """True after two empty replies in a row: ask once without tools, so the model can
+        only answer (a small model that keeps going silent after tool results often does)."""
+        return (self.quiet_retry and len(steps) >= 2
+                and steps[-1].kind == steps[-2].kind == "empty")
 
     def check_call(self, name: str, args: Any) -> str | None:
         """The loop detector's verdict on one call (None when the detector is off)."""

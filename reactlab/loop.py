@@ -29,6 +29,7 @@ from reactlab.completion import Reply, complete
 from reactlab.connection import connect
 from reactlab.guards import Guards, budget_event, count_parse_errors
 from reactlab.http import ProviderError
+from reactlab.prompts import render_template
 from reactlab.report import format_step
 from reactlab.runlog import RunResult, Step, ToolCallRecord
 from reactlab.tools import ToolRegistry, default_registry, execute_calls
@@ -57,6 +58,13 @@ class FormatError(AgentError):
     that names a tool without calling it)."""
 
 
+class Ungrounded(AgentError):
+    """A final answer the run does not support (a figure no tool gave, a comparison the
+    fetched data contradicts): sent back once with the grader's reasons."""
+
+    kind = "ungrounded"
+
+
 class ProtocolStep(Protocol):
     """What a protocol adds on top of the loop (see `react_agent`, `fc_agent`)."""
 
@@ -67,9 +75,9 @@ class ProtocolStep(Protocol):
         """The next request's messages, rendered from the steps (the first `folded` as a
         summary); `closing` is the final request's text on the closing call."""
 
-    def request(self, messages: list[dict], closing: bool) -> dict:
+    def request(self, messages: list[dict], with_tools: bool) -> dict:
         """The keyword arguments of chat.completions.create for these messages (the loop
-        adds `model`)."""
+        adds `model`); `with_tools=False` on the closing request and after two silences."""
 
     def read(self, reply: Reply, step: Step) -> str | None:
         """Fill `step` from the reply (running tools); the answer if it is final. Raises
@@ -121,7 +129,10 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
             step.events.append(f"compressed: folded {folded - before} steps into a summary "
                                f"({_chars(unfolded)} -> {_chars(messages)} chars)")
         result.messages = messages
-        request = {"model": conn.model, **protocol.request(messages, closing is not None)}
+        with_tools = closing is None and not guards.without_tools(steps)
+        if closing is None and not with_tools:
+            step.events.append("asked without tools after two empty replies")
+        request = {"model": conn.model, **protocol.request(messages, with_tools)}
         reply = complete(conn, request, stream=protocol.stream, echo=verbose)
         _fill(step, reply, request.get("max_tokens"))
         return messages, reply
@@ -134,6 +145,11 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
             _add_usage(result, reply)
             try:
                 answer = protocol.read(reply, step)
+                problem = guards.ground(question, answer, [*steps, step]) if (
+                    step.kind == "final") else None
+                if problem:  # checked once per run: the grader, used as a guard
+                    raise Ungrounded(error=problem, feedback=render_template(
+                        "grounding_check", problem=problem))
             except AgentError as exc:  # the model's mistake: recorded, fed back next request
                 step.kind, step.error, step.feedback = exc.kind, exc.error, exc.feedback
                 answer = None

@@ -69,7 +69,7 @@ class ReActStep:
 
     # --- what goes out -------------------------------------------------------------------
 
-    def request(self, messages: list[dict], closing: bool) -> dict:
+    def request(self, messages: list[dict], with_tools: bool) -> dict:
         kw: dict[str, Any] = {"messages": messages, "temperature": self.temperature,
                               "max_tokens": self.max_tokens}
         if self.stops and not self.client_stop:
@@ -111,16 +111,24 @@ class ReActStep:
         return clean
 
     def _observation(self, step: Step) -> str | None:
+        """What comes back after the reply as its Observation: the tool result, the parse
+        error, or (for an answer sent back) the grounding check."""
         if step.kind == "action":
             return step.tool_calls[0].observation
+        if step.kind == "ungrounded":
+            return step.feedback
         return step.error if step.kind == "parse_error" else None
+
+    def _note(self, step: Step) -> str | None:
+        """Our note after the step, unless it already went back as the Observation."""
+        return step.feedback if step.kind != "ungrounded" else None
 
     def _pad_entry(self, step: Step) -> str:
         entry = ""
         observation = self._observation(step)
         if observation is not None:
             entry = f"{self._reply_text(step).rstrip()}\nObservation: {observation}\n"
-        if step.feedback:  # kept inside the scratchpad, so it stays in order with the steps
+        if self._note(step):  # kept inside the scratchpad, so it stays in order with the steps
             entry += f"({step.feedback})\n"
         return entry
 
@@ -130,7 +138,7 @@ class ReActStep:
         if observation is not None:
             messages += [{"role": "assistant", "content": self._reply_text(step)},
                          {"role": "user", "content": f"Observation: {observation}"}]
-        if step.feedback:
+        if self._note(step):
             messages.append({"role": "user", "content": step.feedback})
         return messages
 

@@ -58,7 +58,8 @@ class Step:
     """One model call inside a run, and everything that followed from it.
 
     kind: "action" (asked for tools), "final" (answered), "parse_error" (unreadable reply),
-    "empty" (said nothing), "final_request" (the closing "answer with what you have" call).
+    "empty" (said nothing), "ungrounded" (an answer the run does not support, sent back once),
+    "final_request" (the closing "answer with what you have" call).
     The next request is rendered from these fields: `text` is what the model said, the tool
     calls carry what it was shown, `error` and `feedback` are what we told it.
     """

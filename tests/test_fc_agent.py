@@ -23,11 +23,11 @@ from reactlab.guards import (
     Guards,
     LoopDetector,
 )
-from reactlab.prompts import load_template
+from reactlab.prompts import load_template, render_template
 from reactlab.tools import ToolRegistry, tool
 
 EMPTY_REPLY_NUDGE = load_template("empty_reply")
-NARRATED_CALL_NUDGE = load_template("narrated_call")
+NARRATED_CALL_NUDGE = render_template("narrated_call", names="get_weather", first="get_weather")
 
 SAVINGS_QUESTION = "今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？"
 

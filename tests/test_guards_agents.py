@@ -15,7 +15,7 @@ import json
 
 import matplotlib
 import pytest
-from fakes import RecordingConn, Reply, message_problems, token_usage, tool_call
+from fakes import RecordingConn, Reply, ScriptedConn, message_problems, token_usage, tool_call
 from openai.types.chat import ChatCompletion
 
 from reactlab.fc_agent import run_function_calling
@@ -335,3 +335,56 @@ def test_multi_turn_chat_keeps_answers_and_drops_tool_traffic(protocol):
     savings = chat.savings()
     assert savings["full_tokens"] > savings["memory_tokens"] > 0
     assert "| 2 | 那广州呢？ | final |" in chat.report()
+
+
+# --- the levers under measurement: the grounding check and the quiet retry ----------------
+
+
+def test_an_answer_the_run_does_not_support_is_sent_back_once():
+    # The real wrong answer saved in an old notebook: the wrong winner of a comparison.
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "get_closing_price", '{"name": "青岛啤酒"}'),
+                     tool_call("c2", "get_closing_price", '{"name": "贵州茅台"}')]),
+        "青岛啤酒的收盘价更高，高1420.29",
+        "贵州茅台的收盘价更高（1488.21 对 67.92），高1420.29。")
+    r = run_function_calling("青岛啤酒和贵州茅台的收盘价哪个更高？高多少？", conn=conn,
+                             tools=default_registry(), guards=Guards.levers())
+    assert [s.kind for s in r.steps] == ["action", "ungrounded", "final"]
+    assert "67.92" in r.steps[1].error and r.answer.startswith("贵州茅台")
+    sent_back = conn.requests[2]["messages"][-1]
+    assert sent_back["role"] == "user" and sent_back["content"].startswith("Before I accept")
+
+
+def test_the_grounding_check_runs_once_and_not_without_tool_results():
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "get_weather", '{"location": "北京"}')]),
+        "北京 99°C。", "北京 98°C。")
+    r = run_function_calling("北京天气？", conn=conn, tools=default_registry(),
+                             guards=Guards.levers())
+    assert [s.kind for s in r.steps] == ["action", "ungrounded", "final"]  # accepted 2nd time
+    r = run_react("一周有几天？", conn=ScriptedConn("Final Answer: 7"), guards=Guards.levers())
+    assert r.status == "final" and [s.kind for s in r.steps] == ["final"]
+
+
+def test_react_renders_an_answer_sent_back_as_its_observation():
+    conn = ScriptedConn(
+        'Action: {"action": "get_weather", "action_input": {"location": "北京"}}',
+        "Final Answer: 北京 99°C", "Final Answer: 北京 23.4°C")
+    r = run_react("北京天气？", conn=conn, guards=Guards.levers())
+    assert [s.kind for s in r.steps] == ["action", "ungrounded", "final"]
+    pad = conn.requests[2]["messages"][1]["content"]
+    assert "Final Answer: 北京 99°C\nObservation: Before I accept that answer" in pad
+
+
+def test_after_two_empty_replies_one_request_goes_without_tools():
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "get_weather", '{"location": "北京"}')]), "", "", "北京晴。")
+    r = run_function_calling("北京天气？", conn=conn, tools=default_registry(),
+                             guards=Guards.levers())
+    assert r.status == "final" and "tools" in conn.requests[2] and "tools" not in conn.requests[3]
+    assert "tool_choice" not in conn.requests[3]
+    assert r.steps[3].events == ["asked without tools after two empty replies"]
+    plain = ScriptedConn(Reply(None, [tool_call("c1", "get_weather", '{"location": "北京"}')]),
+                         "", "", "北京晴。")
+    run_function_calling("北京天气？", conn=plain, tools=default_registry())
+    assert "tools" in plain.requests[3]  # Guards.on(): the lever is off
