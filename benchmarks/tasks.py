@@ -2,7 +2,7 @@
 
 A task is a question (Chinese or English) whose answer can be checked mechanically: the final
 answer must contain the right numbers (within a stated tolerance) and the right names. The
-expected values are the bundled teaching data of `reactlab.course_tools` with the date pinned
+expected values are the bundled teaching data of the course tools (`reactlab.tools`), date pinned
 by `REACTLAB_TODAY=2026-03-01` (TODAY below); `tests/test_benchmarks.py` recomputes every one of
 them from the tools, so a change in the data cannot silently break the checkers.
 

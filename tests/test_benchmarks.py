@@ -7,12 +7,15 @@ change in the bundled data shows up as a failing test instead of a silently wron
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -20,6 +23,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import parsers_compare, report, run_agents, scoring, tasks
 from benchmarks.tasks import TASKS, TASKS_BY_ID, TODAY, check
+from reactlab import grader
 from reactlab.grader import Expected
 from reactlab.runlog import RunResult, Step, ToolCallRecord
 
@@ -528,6 +532,44 @@ def test_a_cut_observation_is_fetched_again_for_the_grader():
     run = scoring.from_record(TASKS_BY_ID[rec["task"]], rec)
     assert run.steps[0].tool_calls[0].observation == full
     assert scoring.reclassify(rec) == (True, "solved")
+
+
+_RUNS = {}
+
+
+def _run_for(task_id: str) -> RunResult:
+    """One fake run per task (its natural calls), reused with other answers."""
+    if task_id not in _RUNS:
+        _RUNS[task_id] = _fake_run(TASKS_BY_ID[task_id], REFERENCE[task_id]())
+    return _RUNS[task_id]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["t02_week_en", "t14_qd_vs_mt_zh", "t25_avg_three_zh",
+                        "t58_byd_unknown_zh", "t62_sh_down_zh", "t65_sz_flaky_en"]),
+       st.text(max_size=300))
+def test_scoring_reads_any_answer(task_id, answer):
+    task = TASKS_BY_ID[task_id]
+    run = dataclasses.replace(_run_for(task_id), answer=answer)
+    success, mode, why = scoring.classify(task, run)
+    assert mode in (*scoring.MODES, "solved") and success is (mode == "solved")
+    assert success or why
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["t58_byd_unknown_zh", "t59_tencent_unknown_en", "t62_sh_down_zh",
+                        "t63_moutai_down_en", "t64_today_down_zh"]),
+       st.decimals(min_value=1, max_value=5000, places=2), st.booleans())
+def test_no_figure_for_what_could_not_be_fetched(task_id, figure, before):
+    # the right words and any figure the tools never gave: never solved
+    task = TASKS_BY_ID[task_id]
+    claim = f"大约是 {figure}" if task.lang == "zh" else f"it is about {figure}"
+    answer = f"{claim}. {REFERENCE[task_id]()}" if before else f"{REFERENCE[task_id]()} {claim}"
+    run = dataclasses.replace(_run_for(task_id), answer=answer)
+    if not grader.unsupported_figures(str(figure), run):
+        return  # the question's "12" or "1", or one step from them: not an invention
+    assert check(task, answer)[0]
+    assert scoring.classify(task, run)[:2] == (False, "invented_data")
 
 
 def test_checker_reads_numbers_like_people_write_them():
