@@ -12,23 +12,26 @@ Failure modes (exactly one per failed run, decided in this order from the RunRes
 | `incomplete` | a needed fact never came back, but every figure the answer states did come from a tool result or the question (or rounds one): the model answered part of the question and stopped — nothing invented |
 | `wrong_answer` | everything else: the facts were fetched (or none were needed) and the answer is still wrong — bad arithmetic, one city's number copied to the other, a missing part — or the answer states no number at all (empty, "<tools></tools>") |
 
-Success is the task's checker on `RunResult.answer`, whatever the status: an answer given in
-the closing "answer with what you have" request after a budget ran out counts if it is right
-(`record["after_budget"]` marks it). The mode names, their order and the figure, status and
-Observation rules come from `reactlab.grader`; each record also carries the grader's one-line
-verdict (`record["verdict"]`), which is stricter than the checker (it also checks a
-comparison's direction and whom each figure is about) and is reported, not scored. This
-module does not call a model; it is tested on fake RunResults in tests/test_benchmarks.py.
+Success is the task's anchors in `RunResult.answer` (`tasks.check`) AND the grader's verdict
+on it (`verdict`: `reactlab.grader.grade` with the task's figures, winner and parts), whatever
+the status: an answer given in the closing "answer with what you have" request after a budget
+ran out counts if it is right (`record["after_budget"]` marks it). An answer with its anchors
+that the grader rejects (a backwards comparison, a figure about the wrong name, an invented
+price, its own Observation line) fails with the grader's mode and reasons. The mode names,
+their order and the figure, status and Observation rules come from `reactlab.grader`; each
+record carries the verdict's line (`record["verdict"]`). This module does not call a model; it
+is tested on fake RunResults in tests/test_benchmarks.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
-from benchmarks.tasks import Task, check
-from reactlab import figures, grader
-from reactlab.grader import CALL_AS_ANSWER, OWN_OBSERVATION, grade
+from benchmarks.tasks import TASKS_BY_ID, Task, check, expected
+from reactlab import claims, figures, grader
+from reactlab.grader import CALL_AS_ANSWER, OWN_OBSERVATION, Verdict, grade
 from reactlab.runlog import RunResult, Step, ToolCallRecord
 
 MODES = grader.MODES  # the grader's names, in its order (the report reads them from here)
@@ -96,8 +99,52 @@ def observations(steps: list) -> list[str]:
     return [_get(c, "observation") or "" for s in steps for c in _get(s, "tool_calls", []) or []]
 
 
+def _run(result: Any) -> RunResult:
+    return result if isinstance(result, RunResult) else RunResult.from_dict(result)
+
+
+def _without(text: str, names: tuple[str, ...]) -> str:
+    """`text` with every spelling of `names` cut out.
+
+    Example: _without("上海 (Shanghai) 天气？", ("上海",)) -> "  ( ) 天气？"
+    """
+    spellings = {s for n in names for s in (n, *claims.course_names().get(n, ()))}
+    for s in sorted(spellings, key=len, reverse=True):
+        text = re.sub(re.escape(s), " ", text or "", flags=re.IGNORECASE)
+    return text
+
+
+def verdict(task: Task, result: Any) -> Verdict:
+    """The grader's verdict on the run's answer, told the task's figures, winner and parts.
+
+    The run is judged as if it had ended with its answer (status "final"): as for the checker,
+    an answer after a budget ran out counts. Also vouched for: the answer's figures that a
+    failed call's message gives ("Known stocks: 青岛啤酒 (600600)" is no invention); the
+    `unavailable` names are cut out of the question, so they are not parts to cover. A task
+    that needs no tool is judged without the run's tool calls, all its figures vouched for
+    (common knowledge the grader cannot check; the anchors check what the task asks).
+
+    Example: t14 after 67.92 and 1488.21, "青岛啤酒 67.92，贵州茅台 1488.21，青岛啤酒更贵"
+    -> verdict ✘ (wrong_answer): the comparison is backwards.
+    """
+    run = dataclasses.replace(_run(result), question=task.question)
+    if run.status != "error":
+        run = dataclasses.replace(run, status="final")
+    if task.unavailable:  # told no parts, the grader takes the question's names as the parts
+        run = dataclasses.replace(run, question=_without(run.question, task.unavailable))
+    if task.calls == 0:  # judged on its own words: a call it did not need is no evidence
+        run = dataclasses.replace(run, steps=[dataclasses.replace(s, tool_calls=[])
+                                              for s in run.steps or []])
+    stated = figures.figures(run.answer)
+    failed = figures.Pool({figures.value(f) for s in run.steps or [] for c in s.tool_calls or []
+                           if c.error for f in figures.figures(c.observation)})
+    vouched = stated if task.calls == 0 else [f for f in stated
+                                               if failed.supports(figures.value(f))]
+    return grade(run, expected(task, run.answer, tuple(vouched)))
+
+
 def classify(task: Task, result: Any) -> tuple[bool, str, list[str]]:
-    """(success, mode, checker's missing items); mode is "solved" on success.
+    """(success, mode, what is missing or wrong); mode is "solved" on success.
 
     `result` is a RunResult or its to_dict(). Example: a final answer "北京 23.4°C" for t05
     -> (True, "solved", [])
@@ -105,14 +152,16 @@ def classify(task: Task, result: Any) -> tuple[bool, str, list[str]]:
     steps = _get(result, "steps", []) or []
     return decide(task, _get(result, "status"), _get(result, "answer"),
                   [(_get(s, "kind"), _get(s, "text") or "") for s in steps],
-                  needs_met(task, steps), observations(steps))
+                  needs_met(task, steps), observations(steps), verdict(task, result))
 
 
 def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, str]],
-           unmet: list[str], shown: list[str] | None = None) -> tuple[bool, str, list[str]]:
-    """The failure-mode rules on plain data: steps as (kind, raw text), unmet needs, and the
-    tool results the model was shown (`shown`; None = unknown, then any figure counts as
-    invented when a need is unmet, the rule of the first benchmark runs).
+           unmet: list[str], shown: list[str] | None = None,
+           judged: Verdict | None = None) -> tuple[bool, str, list[str]]:
+    """The failure-mode rules on plain data: steps as (kind, raw text), unmet needs, the tool
+    results the model was shown (`shown`; None = unknown, then any figure counts as invented
+    when a need is unmet, the rule of the first benchmark runs) and the grader's verdict
+    (`judged`; None = anchors only, the rule before the grader).
 
     Also used by the report to re-classify stored records (see `reclassify`).
     """
@@ -123,8 +172,16 @@ def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, s
         # a tool call written out as the "answer" (seen under constrained decoding, where the
         # closing request still got a blob): the checker's names may sit in its arguments
         return False, "format_error", missing
-    if ok:
+    if ok and (judged is None or judged.ok):
         return True, "solved", []
+    states_figure = bool(re.search(r"\d", answer or ""))
+    if ok:  # the anchors are there, but the answer is not what the run supports
+        # the grader is told the anchors' figures, so it credits a right figure the model
+        # never fetched; the benchmark's own rule (below) calls that invented
+        if states_figure and unmet and (shown is None or unsupported_figures(
+                answer, [*shown, task.question])):
+            return False, "invented_data", judged.reasons
+        return False, judged.mode or "wrong_answer", judged.reasons
     if status == "loop":
         return False, "loop", missing
     model_steps = [k for k, _ in steps if k != "final_request"]
@@ -138,7 +195,6 @@ def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, s
                           for k, t in steps)
     # Invented data states a figure: an answer with no number at all ("<tools></tools>",
     # "I cannot tell") is a wrong answer, not an invention.
-    states_figure = bool(re.search(r"\d", answer or ""))
     if states_figure and own_observation:
         return False, "invented_data", missing
     if states_figure and unmet:
@@ -148,19 +204,44 @@ def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, s
     return False, "wrong_answer", missing
 
 
+_CUT = re.compile(r" …\[\d+ more\]$")  # the tail `_short` gives a cut text
+
+
+def _call_of(stored: list) -> ToolCallRecord:
+    """A trace's [name, arguments, observation, error] as a ToolCallRecord. An observation the
+    trace cut (only search_docs results are that long) is fetched again: the course tools
+    answer from bundled data, so the call gives what it gave in the run (or more, where the
+    run's compaction hid a part: the grader then errs on the side of the model)."""
+    name, args, obs, error = stored
+    args = args if isinstance(args, (dict, str)) else {}
+    if obs and _CUT.search(obs) and not error:
+        from reactlab.tools import default_registry
+
+        again, failed = default_registry().run(name, args)
+        obs = obs if failed else again
+    return ToolCallRecord(name=name, arguments=args, observation=obs or "", error=bool(error))
+
+
+def from_record(task: Task, rec: dict) -> RunResult:
+    """A stored record's run, rebuilt from its trace for the grader: each reply's first 700
+    characters, each tool result (see `_call_of`), the task's question."""
+    steps = [Step(s.get("n") or i, s.get("kind") or "", text=s.get("text") or "",
+                  tool_calls=[_call_of(c) for c in s.get("calls", [])])
+             for i, s in enumerate(rec.get("trace", []), 1)]
+    return RunResult(question=task.question, answer=rec.get("answer"),
+                     status=rec.get("status") or "", steps=steps)
+
+
 def reclassify(rec: dict) -> tuple[bool, str]:
     """(success, mode) of a stored record under the current rules (None task: unchanged)."""
-    from benchmarks.tasks import TASKS_BY_ID
-
     task = TASKS_BY_ID.get(rec.get("task"))
     if task is None or "trace" not in rec:
         return rec["success"], rec["mode"]
     ok, mode, _ = decide(task, rec.get("status"), rec.get("answer"),
                          [(s.get("kind"), s.get("text") or "") for s in rec["trace"]],
                          rec.get("needs_unmet", []),
-                         # the trace keeps each observation's first 240 characters: enough
-                         # for the figures of the course tools' short results
-                         [c[2] or "" for s in rec["trace"] for c in s.get("calls", [])])
+                         [c[2] or "" for s in rec["trace"] for c in s.get("calls", [])],
+                         verdict(task, from_record(task, rec)))
     return ok, mode
 
 
@@ -191,7 +272,6 @@ def record(task: Task, result: Any, wall_s: float) -> dict:
     steps = _get(result, "steps", []) or []
     usage = _get(result, "usage", {}) or {}
     success, mode, missing = classify(task, result)
-    run = result if isinstance(result, RunResult) else RunResult.from_dict(result)
     calls = [c for s in steps for c in (_get(s, "tool_calls", []) or [])]
     pt, ct = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
     return {
@@ -207,6 +287,7 @@ def record(task: Task, result: Any, wall_s: float) -> dict:
         "guard_events": [e for s in steps for e in (_get(s, "events", []) or [])],
         "prompt_tokens": pt, "completion_tokens": ct,
         "cached_tokens": int(usage.get("cached_tokens", 0)), "total_tokens": pt + ct,
-        "wall_s": round(wall_s, 2), "model": _get(result, "model"), "verdict": str(grade(run)),
+        "wall_s": round(wall_s, 2), "model": _get(result, "model"),
+        "verdict": str(verdict(task, result)),
         "trace": trace(steps),
     }
