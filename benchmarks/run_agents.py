@@ -20,7 +20,7 @@ connection wrapper adds it to the requests, see `ConstrainedConnection`):
 
 Usage (from the repository root):
     .venv/bin/python benchmarks/run_agents.py               # the default configurations
-    .venv/bin/python benchmarks/run_agents.py --quick       # 8 tasks x 2 configurations
+    .venv/bin/python benchmarks/run_agents.py --quick       # 11 tasks x 2 configurations
     .venv/bin/python benchmarks/run_agents.py --configs extended --tasks quick  # contrasts
     .venv/bin/python benchmarks/run_agents.py --configs all # the whole matrix (hours on 2 cores)
     .venv/bin/python benchmarks/run_agents.py --list        # show configurations and exit
@@ -247,7 +247,7 @@ def pin_environment() -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--configs", help="'default', 'extended', 'all' or comma-separated ids")
-    ap.add_argument("--quick", action="store_true", help="8 tasks x 2 configurations")
+    ap.add_argument("--quick", action="store_true", help="11 tasks x 2 configurations")
     ap.add_argument("--tasks", help="'quick', 'all' (default) or comma-separated task ids")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSONL file to append to")
     ap.add_argument("--order", choices=("config", "task"), default="config",

@@ -36,7 +36,7 @@ def step(title: str, cmd: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Run every benchmark; results in benchmarks/results/.")
-    ap.add_argument("--quick", action="store_true", help="agents: 8 tasks x 2 configurations")
+    ap.add_argument("--quick", action="store_true", help="agents: 11 tasks x 2 configurations")
     ap.add_argument("--configs", help="agents: passed to run_agents.py --configs")
     ap.add_argument("--tasks", help="agents: passed to run_agents.py --tasks")
     ap.add_argument("--skip-server", action="store_true")

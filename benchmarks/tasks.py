@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 from reactlab import figures
 from reactlab.grader import Expected
 
-TODAY = "2026-03-01"  # REACTLAB_TODAY for every benchmark run: seed 001's date (306 days to 2027)
+TODAY = "2026-03-01"  # REACTLAB_TODAY for every benchmark run: the course's date (306 days to 2027-01-01)
 
 
 W = ("get_weather",)
