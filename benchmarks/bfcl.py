@@ -15,8 +15,9 @@ multi-turn, Java or JavaScript categories, or any retries. The function docs are
 BFCL's converter module imports its whole parser stack; `tests/test_bfcl.py` compares the two
 when BFCL's module can be imported.
 
-bfcl-eval is found without importing the package: set BFCL_EVAL_DIR to its folder (or to a
-virtual environment holding it), or install the `bench` extra. It is never needed by reactlab.
+bfcl-eval is found without importing the package (benchmarks/bfcl_data.py): set BFCL_EVAL_DIR
+to its folder (or to a virtual environment holding it), or install the `bench` extra. reactlab
+itself never needs it. No notebook uses this harness.
 
 Usage (from the repository root, a server already listening):
     .venv/bin/python benchmarks/bfcl.py --label reactlab                 # 20 per category
@@ -28,114 +29,29 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib
-import importlib.util
 import json
 import os
-import random
 import sys
 import time
-import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.bfcl_data import (
+    CATEGORIES,
+    BfclMissing,
+    bfcl_module,
+    load_cases,
+    read_jsonl,
+    sample,
+)
+
 RESULTS = ROOT / "benchmarks" / "results"
 DEFAULT_OUT = RESULTS / "bfcl_runs.jsonl"
 DEFAULT_BASE_URL = "http://127.0.0.1:18765/v1"
-# our name -> BFCL's test category (the data file is BFCL_v4_<category>.json)
-CATEGORIES = {"simple": "simple_python", "multiple": "multiple", "parallel": "parallel",
-              "parallel_multiple": "parallel_multiple", "irrelevance": "irrelevance"}
-DATA_VERSION = "BFCL_v4"
 CHECKER_MODEL = "openai-compatible"  # only used by BFCL to decide how names were escaped
-
-
-class BfclMissing(RuntimeError):
-    """bfcl-eval's files cannot be found; the message says how to provide them."""
-
-
-# --- finding and loading bfcl-eval ----------------------------------------------------------
-
-def bfcl_root() -> Path:
-    """The installed `bfcl_eval` package folder (holding data/ and eval_checker/)."""
-    env = os.environ.get("BFCL_EVAL_DIR")
-    if env:
-        base = Path(env)
-        candidates = [base, base / "bfcl_eval", *sorted(base.glob("lib/python3*/site-packages/bfcl_eval"))]
-    else:
-        spec = importlib.util.find_spec("bfcl_eval")  # finds the folder; runs no package code
-        candidates = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
-    for c in candidates:
-        if (c / "data").is_dir() and (c / "eval_checker" / "ast_eval" / "ast_checker.py").is_file():
-            return c
-    where = f"BFCL_EVAL_DIR={env} holds no bfcl_eval package" if env else "bfcl-eval is not installed"
-    raise BfclMissing(f"{where}. Install it (pip install -e '.[bench]'), or into a separate "
-                      f"environment (python3 -m venv /tmp/bfcl && /tmp/bfcl/bin/pip install "
-                      f"bfcl-eval==2026.3.23) and set BFCL_EVAL_DIR=/tmp/bfcl.")
-
-
-class _EscapedNames(dict):
-    """BFCL's MODEL_CONFIG_MAPPING, reduced to the one field its checker reads."""
-
-    def __missing__(self, model_name):
-        # Every OpenAI-compatible model gets tool names with "." written as "_" (see to_tools),
-        # so the checker must compare against the escaped names.
-        return types.SimpleNamespace(underscore_to_dot=True)
-
-
-def bfcl_module(name: str, root: Path | None = None) -> types.ModuleType:
-    """Import `bfcl_eval.<name>` from bfcl_root(), with its model registry replaced by a stub.
-
-    The checker imports `constants.model_config`, which imports every provider handler (and
-    through them torch and a dozen SDKs) to read one boolean; the stub answers that boolean.
-    Example: bfcl_module("constants.type_mappings").GORILLA_TO_OPENAPI["float"] -> "number"
-    """
-    if "bfcl_eval" not in sys.modules:
-        root = root or bfcl_root()
-        spec = importlib.util.spec_from_file_location(
-            "bfcl_eval", root / "__init__.py", submodule_search_locations=[str(root)])
-        package = importlib.util.module_from_spec(spec)
-        sys.modules["bfcl_eval"] = package
-        spec.loader.exec_module(package)
-    stub = types.ModuleType("bfcl_eval.constants.model_config")
-    stub.MODEL_CONFIG_MAPPING = _EscapedNames()
-    sys.modules.setdefault("bfcl_eval.constants.model_config", stub)
-    return importlib.import_module(f"bfcl_eval.{name}")
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
-def load_cases(category: str, root: Path | None = None) -> list[dict]:
-    """All cases of one category: id, category, bfcl_category, question, function, ground_truth.
-
-    Example: load_cases("simple")[0]["id"] -> "simple_python_0"
-    """
-    if category not in CATEGORIES:
-        raise ValueError(f"Unknown category {category!r}: choose from {', '.join(CATEGORIES)}.")
-    root = root or bfcl_root()
-    bfcl_category = CATEGORIES[category]
-    name = f"{DATA_VERSION}_{bfcl_category}.json"
-    cases = _read_jsonl(root / "data" / name)
-    answers = {}
-    if category != "irrelevance":  # irrelevance has no possible answers: no call is right
-        answers = {a["id"]: a["ground_truth"] for a in _read_jsonl(root / "data" / "possible_answer" / name)}
-    return [{"id": c["id"], "category": category, "bfcl_category": bfcl_category,
-             "question": c["question"], "function": c["function"],
-             "ground_truth": answers.get(c["id"])} for c in cases]
-
-
-def sample(cases: list[dict], n: int, seed: int = 0) -> list[dict]:
-    """A fixed sample of n cases (the same for every endpoint), in BFCL's order."""
-    if n >= len(cases):
-        return list(cases)
-    rng = random.Random(f"{seed}:{cases[0]['category']}")  # a str seed is stable across runs
-    picked = set(rng.sample(range(len(cases)), n))
-    return [c for i, c in enumerate(cases) if i in picked]
 
 
 # --- BFCL function docs -> OpenAI tools, and tool_calls -> BFCL's model output ---------------
@@ -184,6 +100,27 @@ def to_tools(functions: list[dict], mapping: dict | None = None) -> list[dict]:
     return tools
 
 
+def differences_from_bfcl() -> tuple[int, list[str]]:
+    """(cases compared, ids where to_tools differs from BFCL's own converter).
+
+    Needs the environment bfcl-eval was installed into: its converter imports its parsers
+    (tree-sitter, tenacity), so it raises ImportError elsewhere. Example: -> (1240, [])
+    """
+    utils = bfcl_module("model_handler.utils")
+    hints = bfcl_module("utils")
+    style = bfcl_module("constants.enums").ModelStyle.OPENAI_COMPLETIONS
+    mapping = bfcl_module("constants.type_mappings").GORILLA_TO_OPENAPI
+    n, differ = 0, []
+    for category in CATEGORIES:
+        for case in load_cases(category):
+            docs = hints._func_doc_language_specific_pre_processing(
+                copy.deepcopy(case["function"]), case["bfcl_category"])
+            n += 1
+            if to_tools(case["function"], mapping) != utils.convert_to_tool(docs, mapping, style):
+                differ.append(case["id"])
+    return n, differ
+
+
 def to_model_output(calls: list[dict]) -> list[dict]:
     """OpenAI tool calls -> BFCL's model output, as BFCL decodes an FC model's reply.
 
@@ -224,7 +161,8 @@ def score(case: dict, calls: list[dict]) -> tuple[bool, str | None, str | None]:
     if isinstance(error, list) and all(isinstance(e, str) for e in error):
         text = " ".join(error)
     else:
-        text = error if isinstance(error, str) else json.dumps(error, ensure_ascii=False, default=str)
+        text = error if isinstance(error, str) else json.dumps(error, ensure_ascii=False,
+                                                               default=str)
     return False, text[:2000], result.get("error_type")
 
 
@@ -259,7 +197,8 @@ def recorded(out: Path, label: str) -> set[str]:
     """Ids already run for this label (request errors are run again)."""
     if not out.is_file():
         return set()
-    return {r["id"] for r in _read_jsonl(out) if r.get("label") == label and not r.get("request_error")}
+    return {r["id"] for r in read_jsonl(out)
+            if r.get("label") == label and not r.get("request_error")}
 
 
 def run(base_url: str, model: str, api_key: str, label: str, per_category: int, seed: int,
@@ -278,7 +217,8 @@ def run(base_url: str, model: str, api_key: str, label: str, per_category: int, 
     new = []
     for i, case in enumerate(todo, 1):
         rec = {"label": label, "model": model, "base_url": base_url, "seed": seed,
-               **run_case(client, model, case, max_tokens), "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+               "max_tokens": max_tokens, **run_case(client, model, case, max_tokens),
+               "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
         with open(out, "a", encoding="utf-8") as f:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
         new.append(rec)
@@ -299,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--categories", default=",".join(CATEGORIES))
     ap.add_argument("--max-tokens", type=int, default=512)
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSONL records (resumable)")
-    ap.add_argument("--report", action="store_true", help="write results/bfcl.md from --out and stop")
+    ap.add_argument("--report", action="store_true",
+                    help="write results/bfcl.md from --out and stop")
     ap.add_argument("--report-file", type=Path, default=RESULTS / "bfcl.md")
     ap.add_argument("--ratio", nargs=2, metavar=("A", "B"), help="labels for the A/B column")
     args = ap.parse_args(argv)

@@ -10,13 +10,12 @@ bfcl-eval. Usage: .venv/bin/python benchmarks/bfcl.py --report [--out FILE] [--r
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.bfcl import CATEGORIES, DATA_VERSION
+from benchmarks.bfcl_data import CATEGORIES, DATA_VERSION, read_jsonl
 from benchmarks.report import wilson
 
 AST = ("simple", "multiple", "parallel", "parallel_multiple")
@@ -85,14 +84,15 @@ def build(records: list[dict], pair: list[str] | None = None) -> str:
               "leaderboard averages all non-live cases (simple over Python, Java and "
               "JavaScript), not a 20-case sample."), "",
               ("Cells: accuracy (successes/n) [95 % Wilson interval]. The ratio divides the two "
-              "accuracies; with the default 20 cases per category an interval spans about ±20 points, so read "
-              "per-category differences with care."), "", "## Runs", "",
+              "accuracies; with the default 20 cases per category an interval spans about "
+               "±20 points, so read per-category differences with care."), "", "## Runs", "",
               "| label | model | base URL | cases | request errors | latency median / mean |",
               "|---|---|---|---|---|---|"]
     for lab in labels:
         recs = list(by_label[lab].values())
         lat = [r["latency_s"] for r in recs if r.get("latency_s") is not None]
-        lat_text = f"{statistics.median(lat):.1f} s / {statistics.mean(lat):.1f} s" if lat else "—"
+        lat_text = (f"{statistics.median(lat):.1f} s / {statistics.mean(lat):.1f} s"
+                    if lat else "—")
         errors = sum(1 for r in recs if r.get("request_error"))
         lines.append(f"| {lab} | {recs[0].get('model')} | {recs[0].get('base_url')} | "
                      f"{len(recs)} | {errors} | {lat_text} |")
@@ -114,10 +114,7 @@ def build(records: list[dict], pair: list[str] | None = None) -> str:
 
 
 def write_report(runs: Path, out: Path, pair: list[str] | None = None) -> str:
-    records = []
-    if runs.is_file():
-        with open(runs, encoding="utf-8") as f:
-            records = [json.loads(line) for line in f if line.strip()]
+    records = read_jsonl(runs) if runs.is_file() else []
     if not records:
         raise SystemExit(f"No records in {runs}: run benchmarks/bfcl.py against an endpoint first.")
     text = build(records, pair)
