@@ -176,7 +176,10 @@ def run_case(client, model: str, case: dict, max_tokens: int = 512) -> dict:
     try:
         resp = client.chat.completions.create(
             model=model, messages=case["question"][0], tools=to_tools(case["function"]),
-            tool_choice="auto", temperature=0, max_tokens=max_tokens)
+            tool_choice="auto", temperature=0, max_tokens=max_tokens,
+            # OpenAI's default, sent explicitly: some llama.cpp versions default to false and
+            # would then keep only the first call of a parallel case.
+            parallel_tool_calls=True)
     except Exception as e:  # noqa: BLE001 - any client error is recorded and retried next run
         rec.update(latency_s=round(time.perf_counter() - start, 2),
                    request_error=f"{type(e).__name__}: {e}"[:1000])
@@ -193,6 +196,25 @@ def run_case(client, model: str, case: dict, max_tokens: int = 512) -> dict:
     return rec
 
 
+class EndpointDown(RuntimeError):
+    """The endpoint did not answer GET /models in time; the message names it."""
+
+
+def wait_for(client, base_url: str, seconds: float) -> None:
+    """Poll GET {base_url}/models until it answers, e.g. while a server is still loading."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            client.models.list()
+            return
+        except Exception as e:  # noqa: BLE001 - any failure means "not up yet"
+            if time.monotonic() >= deadline:
+                raise EndpointDown(f"{base_url} did not answer GET /models within {seconds:.0f} s "
+                                   f"({type(e).__name__}). Start the server first (make start, "
+                                   f"or benchmarks/llamacpp_server.py), or raise --wait.") from None
+            time.sleep(1.0)
+
+
 def recorded(out: Path, label: str) -> set[str]:
     """Ids already run for this label (request errors are run again)."""
     if not out.is_file():
@@ -203,7 +225,7 @@ def recorded(out: Path, label: str) -> set[str]:
 
 def run(base_url: str, model: str, api_key: str, label: str, per_category: int, seed: int,
         out: Path, categories=tuple(CATEGORIES), max_tokens: int = 512,
-        timeout: float = 300.0) -> list[dict]:
+        timeout: float = 300.0, wait: float = 0.0) -> list[dict]:
     """Run the sample against one endpoint, appending to `out`; return the new records."""
     from openai import OpenAI
 
@@ -213,6 +235,8 @@ def run(base_url: str, model: str, api_key: str, label: str, per_category: int, 
     todo = [c for c in cases if c["id"] not in done]
     print(f"{label}: {len(cases)} cases, {len(cases) - len(todo)} already recorded, "
           f"{len(todo)} to run against {base_url}", flush=True)
+    if todo:
+        wait_for(client, base_url, wait)
     out.parent.mkdir(parents=True, exist_ok=True)
     new = []
     for i, case in enumerate(todo, 1):
@@ -238,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--categories", default=",".join(CATEGORIES))
     ap.add_argument("--max-tokens", type=int, default=512)
+    ap.add_argument("--wait", type=float, default=300.0,
+                    help="seconds to wait for the endpoint to come up (default 300)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSONL records (resumable)")
     ap.add_argument("--report", action="store_true",
                     help="write results/bfcl.md from --out and stop")
@@ -256,8 +282,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown categories {unknown}: choose from {', '.join(CATEGORIES)}")
     try:
         run(args.base_url, args.model, args.api_key, args.label, args.per_category, args.seed,
-            args.out, categories, args.max_tokens)
-    except BfclMissing as e:
+            args.out, categories, args.max_tokens, wait=args.wait)
+    except (BfclMissing, EndpointDown) as e:
         print(e, file=sys.stderr)
         return 2
     return 0

@@ -107,7 +107,8 @@ def build(records: list[dict], pair: list[str] | None = None) -> str:
               (f"BFCL data `{DATA_VERSION}_*.json` from bfcl-eval; a fixed seeded sample per "
               "category (the same ids for every label); `simple` is BFCL's simple_python. One "
               "request per case: the question, `tools=` converted as BFCL converts them for "
-              "OpenAI models, `tool_choice=\"auto\"`, `temperature=0`, `max_tokens=512`, no "
+              "OpenAI models, `tool_choice=\"auto\"`, `parallel_tool_calls=true`, `temperature=0`, "
+               "`max_tokens=512`, no "
               "system prompt. The calls are scored by BFCL's own `ast_checker`; irrelevance "
               "succeeds when no call is made. A request error counts as a failure."), ""]
     return "\n".join(lines)

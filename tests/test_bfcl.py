@@ -170,6 +170,30 @@ def test_recorded_skips_answered_cases_of_this_label_only(tmp_path):
     assert bfcl.recorded(out, "reactlab") == {"a"}
 
 
+def test_wait_for_polls_until_the_endpoint_answers(monkeypatch):
+    monkeypatch.setattr(bfcl.time, "sleep", lambda s: None)
+    answers = iter([ConnectionError("down"), ConnectionError("down"), "up"])
+
+    def models_list():
+        a = next(answers)
+        if isinstance(a, Exception):
+            raise a
+        return a
+
+    client = types.SimpleNamespace(models=types.SimpleNamespace(list=models_list))
+    bfcl.wait_for(client, "http://x/v1", 60)
+    assert next(answers, "used up") == "used up"
+
+
+def test_wait_for_names_the_endpoint_that_never_came_up():
+    def down():
+        raise ConnectionError("refused")
+
+    client = types.SimpleNamespace(models=types.SimpleNamespace(list=down))
+    with pytest.raises(bfcl.EndpointDown, match=r"127.0.0.1:9/v1 did not answer .*make start"):
+        bfcl.wait_for(client, "http://127.0.0.1:9/v1", 0)
+
+
 # --- real BFCL entries (need bfcl-eval) ------------------------------------------------------
 
 def test_the_five_categories_load_with_their_answers(bfcl_dir):
@@ -258,7 +282,7 @@ def test_run_scores_a_simple_and_an_irrelevance_case_end_to_end(bfcl_dir, tmp_pa
     out = tmp_path / "runs.jsonl"
     with serve_replay(engine) as url:
         new = bfcl.run(url, "qwen2.5-coder-1.5b-instruct", "unused", "replay", 1, 7, out,
-                       ("simple", "irrelevance"))
+                       ("simple", "irrelevance"), wait=5)
         assert [r["ok"] for r in new] == [True, True]
         assert new[0]["calls"] == [{"name": right["name"], "arguments": right["arguments"]}]
         assert new[1]["calls"] == [] and new[1]["content"].startswith("None of these")
@@ -271,6 +295,30 @@ def test_run_scores_a_simple_and_an_irrelevance_case_end_to_end(bfcl_dir, tmp_pa
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["category"] for r in lines] == ["simple", "irrelevance"]
     assert all(r["label"] == "replay" and r["latency_s"] >= 0 for r in lines)
+
+
+def test_the_request_is_bfcls_question_with_auto_tools_at_temperature_0(bfcl_dir):
+    sent = []
+    fn = types.SimpleNamespace(name="math_factorial", arguments='{"number": 5}')
+    message = types.SimpleNamespace(content=None, tool_calls=[types.SimpleNamespace(function=fn)])
+    reply = types.SimpleNamespace(choices=[types.SimpleNamespace(message=message,
+                                                                 finish_reason="tool_calls")],
+                                  usage=types.SimpleNamespace(prompt_tokens=90,
+                                                              completion_tokens=12))
+
+    def create(**kwargs):
+        sent.append(kwargs)
+        return reply
+
+    client = types.SimpleNamespace(chat=types.SimpleNamespace(
+        completions=types.SimpleNamespace(create=create)))
+    case = case_by_id("simple_python_1")
+    rec = bfcl.run_case(client, "m", case, max_tokens=300)
+    (kw,) = sent
+    assert kw["messages"] == case["question"][0] and kw["tools"] == bfcl.to_tools(case["function"])
+    assert (kw["tool_choice"], kw["temperature"], kw["parallel_tool_calls"],
+            kw["max_tokens"]) == ("auto", 0, True, 300)
+    assert rec["ok"] and rec["tokens"] == [90, 12] and rec["finish_reason"] == "tool_calls"
 
 
 def test_a_request_error_is_recorded_and_run_again(bfcl_dir, tmp_path):
