@@ -10,16 +10,17 @@ One JSON line per case goes to `--out`; a rerun skips the cases already recorded
 
 What it deliberately does NOT do: run BFCL's own pipeline (its handlers import dozens of
 provider SDKs and torch; only the data files and the checker module are used here), the live,
-multi-turn, Java or JavaScript categories, or any retries. The function docs are converted here
+multi-turn, Java or JavaScript categories, or retries within a run (a request error is recorded
+and sent again by the next run). The function docs are converted here
 (`to_tools`, a transcription of BFCL's `convert_to_tool` for OpenAI chat completions), because
-BFCL's converter module imports its whole parser stack; `tests/test_bfcl.py` compares the two
-when BFCL's module can be imported.
+BFCL's converter module imports its whole parser stack; `differences_from_bfcl` compares the
+two in bfcl-eval's own environment (1,240 cases, no difference; run by tests/test_bfcl.py).
 
 bfcl-eval is found without importing the package (benchmarks/bfcl_data.py): set BFCL_EVAL_DIR
 to its folder (or to a virtual environment holding it), or install the `bench` extra. reactlab
 itself never needs it. No notebook uses this harness.
 
-Usage (from the repository root, a server already listening):
+Usage (from the repository root; it waits up to --wait s for the server to answer):
     .venv/bin/python benchmarks/bfcl.py --label reactlab                 # 20 per category
     .venv/bin/python benchmarks/bfcl.py --base-url http://127.0.0.1:18766/v1 --label llamacpp
     .venv/bin/python benchmarks/bfcl.py --report                         # results/bfcl.md
