@@ -5,7 +5,7 @@ module per concept; read them in the order the notebooks meet them:
 
     config, connection, doctor, cli      set-up, providers, the local server in the background (00)
     http                                 one raw request, SSE, curl (01)
-    prompts/                             every text the model reads from us (02)
+    prompts/                             the texts the model reads from us (02)
     jsonish, action_parsing, parsing     reading a ReAct reply (03)
     tools/                               tools as data plus a function (04)
     runlog, completion, loop             records, one model call, the one agent loop (04)

@@ -33,7 +33,7 @@ def compact_observation(text: Any, max_chars: int | None = 2000) -> str:
 
 
 def compaction_event(full: str, shown: str) -> str:
-    """The run-log event for a cut observation. Example: "compacted: 50000 chars -> 2030 chars"."""
+    """The run-log event for a cut observation. Example: "compacted: 50000 chars -> 2029 chars"."""
     return f"compacted: {len(full)} chars -> {len(shown)} chars"
 
 

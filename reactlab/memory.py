@@ -18,7 +18,7 @@ Approximations, on purpose:
 - The truncation summary keeps the first ~80 characters of each question and answer.
 
 It deliberately does NOT store conversations on disk, embed or search old turns, or trim a
-single long run (that is `guards.compress_history`). Introduced in notebook 08.
+single long run (that is `Guards(compress_after=…)` with `folding`). Introduced in notebook 08.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every text the model reads from us: plain text files in this folder, rendered strictly.
+"""The texts the model reads from us: plain text files in this folder, rendered strictly.
 
 A template is a `.txt` file; a placeholder is a lowercase name in single braces, `{question}`.
 Nothing else is special, so JSON examples such as `{"action": "get_weather"}` or `{}` are
@@ -13,9 +13,11 @@ Templates (see README.md next to them):
                                tool?"
 - `react_action_input_user`    chat history, "New input: …" and the scratchpad
 - `native_system`              the native agent's system prompt (notebook 05)
-- `empty_reply`, `narrated_call`, `loop_intervention`, `final_request`
+- `empty_reply`, `narrated_call`, `loop_intervention`, `final_request`, `grounding_check`
                                what the loop tells the model after an empty reply, a plan
-                               without a call, a repeated call, and when a budget ran out
+                               without a call ({names}, {first}), a repeated call, when a
+                               budget ran out, and (a lever, off by default) an answer the run
+                               does not support ({problem})
 - `steps_summary`, `turns_summary`
                                the header of folded steps and of folded chat turns ({lines})
 
