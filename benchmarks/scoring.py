@@ -4,7 +4,7 @@ Failure modes (exactly one per failed run, decided in this order from the RunRes
 
 | mode | precise rule |
 |---|---|
-| `provider_error` | `status == "error"`: the request failed (network, HTTP, server) |
+| `provider_error` | `status` is `"provider_error"` (the request failed: network, HTTP, server, a reply that is not a chat completion) or `"error"` (reactlab itself failed) |
 | `loop` | `status == "loop"`: the loop detector fired twice |
 | `format_error` | the "answer" is a tool call written out as a JSON blob (`{"action": "get_…", "action_input": …}`), whatever the checker says; or `status == "parse_errors"`; or a step/token budget ran out while at least half of the model's steps (the closing final request excluded) were unparsable or empty replies |
 | `step_limit` | `status` is `"max_steps"` or `"max_tokens"` (the other budget ends) |
@@ -128,7 +128,7 @@ def verdict(task: Task, result: Any) -> Verdict:
     -> verdict ✘ (wrong_answer): the comparison is backwards.
     """
     run = dataclasses.replace(_run(result), question=task.question)
-    if run.status != "error":
+    if run.status not in ("provider_error", "error"):
         run = dataclasses.replace(run, status="final")
     if task.unavailable:  # told no parts, the grader takes the question's names as the parts
         run = dataclasses.replace(run, question=_without(run.question, task.unavailable))
@@ -166,7 +166,7 @@ def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, s
     Also used by the report to re-classify stored records (see `reclassify`).
     """
     ok, missing = check(task, answer)
-    if status == "error":
+    if status in ("provider_error", "error"):
         return False, "provider_error", missing
     if ok and CALL_AS_ANSWER.search(answer or ""):
         # a tool call written out as the "answer" (seen under constrained decoding, where the

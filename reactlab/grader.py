@@ -109,8 +109,8 @@ def _status(result: RunResult) -> tuple[str, str] | None:
     """(mode, reason) when the run did not end with an answer of its own."""
     status, answer = result.status, result.answer or ""
     said = STATUSES.get(status, "an unknown status")
-    if status == "error":
-        return "provider_error", f"the run ended with error: {said}"
+    if status in ("provider_error", "error"):  # the provider failed, or reactlab itself did
+        return "provider_error", f"the run ended with {status}: {said}"
     if CALL_AS_ANSWER.search(answer):
         return "format_error", "the answer is a tool call written out as JSON, not an answer"
     if status == "loop":

@@ -637,6 +637,7 @@ def test_classify_solved_even_after_a_budget():
 
 @pytest.mark.parametrize("status, answer, steps, mode", [
     ("error", None, [], "provider_error"),
+    ("provider_error", None, [], "provider_error"),
     ("loop", "不知道", [Step(1, "action", tool_calls=[_call("get_weather", {"location": "北京"},
                                                               W_BJ)])] * 3, "loop"),
     ("parse_errors", None, [Step(1, "parse_error", text="I think…")] * 3, "format_error"),

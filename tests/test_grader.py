@@ -290,3 +290,9 @@ def test_grade_never_raises(result, expected):
     assert str(v).startswith("verdict: ✔ " if v.ok else "verdict: ✘ ")
     assert set(v.unsupported) <= set(unsupported_figures(result.answer, result)) or expected
     comparison_problem(result.answer, result)
+
+
+def test_a_provider_failure_is_a_provider_error_whichever_status_name():
+    for status in ("provider_error", "error"):
+        v = grade(RunResult("北京天气？", None, status, error="HTTP 500 from the provider"))
+        assert not v.ok and v.mode == "provider_error"
