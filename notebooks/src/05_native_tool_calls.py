@@ -529,7 +529,7 @@ print("answer contains", expected, ":", mentions(run.answer, expected))
 # Whichever way this run went, the record says exactly where: which call came at which step,
 # what each tool returned, and whether the final text used those numbers or its own. If the
 # answer is wrong while the calls were right, the model failed at the last step — the
-# "reading its own tool results" problem DESIGN.md measured on this model; notebook 06 puts
+# "reading its own tool results" problem this model is known for; notebook 06 puts
 # numbers on it for both protocols.
 #
 # ## Recap

@@ -136,8 +136,8 @@ print("returned: finish_reason =", resp.choices[0].finish_reason, "| content =",
 
 # %% [markdown]
 # `source` is `tag` when the model used the `<tool_call>` tags it was asked for, `fence` for a
-# fenced ```` ```json ```` block, and `json` for bare JSON. DESIGN.md records that this 1.5B model
-# often skips the tags.
+# fenced ```` ```json ```` block, and `json` for bare JSON. This 1.5B model often skips the tags
+# (the `source` above says what it did this time).
 #
 # ## 3. The parser
 #
