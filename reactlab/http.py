@@ -214,6 +214,17 @@ def _post(url: str, headers: dict, body: dict, timeout: float, stream: bool) -> 
     return resp
 
 
+
+def _json_object(text: str, what: str) -> dict:
+    """`text` parsed as a JSON object, or a ProviderError: "<what> not a JSON object: …"."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise ProviderError(None, f"{what} not a JSON object: {text[:200]!r}")
+    return data
+
 def post_chat(base_url: str, headers: dict, body: dict, timeout: float = DEFAULT_TIMEOUT) -> dict:
     """POST one non-streaming chat completion and return the parsed JSON response.
 
@@ -226,14 +237,7 @@ def post_chat(base_url: str, headers: dict, body: dict, timeout: float = DEFAULT
     resp = _post(chat_url(base_url), headers, body, timeout, stream=False)
     # Decode ourselves: a JSON body without a charset must be read as UTF-8, not guessed.
     text = resp.content.decode("utf-8", errors="replace")
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise ProviderError(None, f"the server answered {resp.status_code} with a body that is "
-                                  f"not a JSON object: {text[:200]!r}")
-    return data
+    return _json_object(text, f"the server answered {resp.status_code} with a body that is")
 
 
 def iter_sse_data(lines: Iterable[bytes | str], require_done: bool = True) -> Iterator[str]:
@@ -312,13 +316,7 @@ def stream_chat(base_url: str, headers: dict, body: dict,
                 raise ProviderError(None, f"the stream broke before `data: [DONE]` "
                                           f"({type(exc).__name__}), so the reply is cut off; "
                                           f"retry the request") from exc
-            try:
-                chunk = json.loads(data)
-            except ValueError:
-                chunk = None
-            if not isinstance(chunk, dict):
-                raise ProviderError(None, f"the stream sent an event that is not a JSON object: "
-                                          f"{data[:200]!r}")
+            chunk = _json_object(data, "the stream sent an event that is")
             if chunk.get("error"):
                 raise ProviderError(None, _body_message(chunk) or "unknown error", chunk)
             yield chunk

@@ -185,7 +185,9 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
     """Run one reply's calls and record each on the step, compacted as the model will see it."""
     for call, outcome in zip(calls, execute_calls(registry, calls, parallel=parallel)):
         shown, full, event = guards.observe(outcome.observation)
-        raw = (call.get("function") or {}).get("arguments")
+        # The model's own text is kept for the echo of a native call; a ReAct call (no id)
+        # carries the parser's already-decoded arguments, which are not wire text.
+        raw = (call.get("function") or {}).get("arguments") if call.get("id") is not None else None
         step.tool_calls.append(ToolCallRecord(
             name=outcome.name, arguments=outcome.arguments, observation=shown,
             full_observation=full, id=outcome.id, error=outcome.error,

@@ -163,7 +163,6 @@ class ReActStep:
         # parser's, already decoded (a plain "北京" stays a string for a one-parameter tool).
         call = {"id": None, "function": {"name": parsed.tool, "arguments": parsed.args}}
         run_tools(self.registry, [call], self.guards, step)
-        step.tool_calls[0].raw_arguments = None
         return None
 
     def read_closing(self, reply: Reply, step: Step) -> str | None:
