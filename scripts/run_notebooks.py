@@ -152,10 +152,48 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
+DEMO_ROLE = re.compile(r"^# demo: (success|break)\b", re.M)
+
+
+def cell_text(cell: nbformat.NotebookNode) -> str:
+    """Everything a code cell printed (streams and text/plain results)."""
+    parts = []
+    for out in cell.get("outputs", []):
+        if "text" in out:
+            parts.append(out["text"] if isinstance(out["text"], str) else "".join(out["text"]))
+        plain = out.get("data", {}).get("text/plain")
+        if plain:
+            parts.append(plain if isinstance(plain, str) else "".join(plain))
+    return "\n".join(parts)
+
+
+def role_problem(cell: nbformat.NotebookNode) -> str | None:
+    """Why a demo cell's verdict contradicts the role it declares, or None.
+
+    A cell that starts a line with `# demo: success` must print at least one `verdict: ✔` and
+    no `verdict: ✘`; one with `# demo: break` must print at least one `verdict: ✘`.
+    Example: a `# demo: success` cell that printed "verdict: ✘ no answer" -> "declares ..."
+    """
+    m = DEMO_ROLE.search(cell.source)
+    if not m:
+        return None
+    text = cell_text(cell)
+    good, bad = text.count("verdict: ✔"), text.count("verdict: ✘")
+    if m.group(1) == "success" and (bad or not good):
+        return f"declares a success demo but printed {good} ✔ and {bad} ✘ verdicts"
+    if m.group(1) == "break" and not bad:
+        return f"declares a watch-it-break demo but printed no ✘ verdict ({good} ✔)"
+    return None
+
+
 def output_problems(nb: nbformat.NotebookNode, name: str) -> list[str]:
-    """Reasons not to save an executed notebook: error outputs, key-like strings."""
+    """Reasons not to save an executed notebook: error outputs, key-like strings, a demo whose
+    verdict contradicts its declared role (`# demo: success` / `# demo: break`)."""
     problems = []
-    for cell in nb.cells:
+    for i, cell in enumerate(nb.cells):
+        problem = role_problem(cell) if cell.cell_type == "code" else None
+        if problem:
+            problems.append(f"{name}: cell {i} {problem}")
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 problems.append(f"{name}: error output: {out.get('ename')}: {out.get('evalue')}")
