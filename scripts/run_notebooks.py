@@ -152,7 +152,7 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
-DEMO_ROLE = re.compile(r"^# demo: (success|break)\b", re.M)
+DEMO_ROLE = re.compile(r"^# demo: (success|break)\b", re.MULTILINE)
 
 
 def cell_text(cell: nbformat.NotebookNode) -> str:

@@ -264,3 +264,35 @@ def test_cell_difference_is_none_exactly_when_cells_match(a, b):
     assert (found is None) == (a == b)
     if found is not None:
         assert found.startswith(("cell ", "the source has"))
+
+
+# --- demo roles: the runner refuses a demo whose verdict contradicts its role ---------------
+
+def _cell(source: str, printed: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed)]
+    return cell
+
+
+@pytest.mark.parametrize("role, printed, ok", [
+    ("success", "verdict: ✔ the answer …\n", True),
+    ("success", "verdict: ✘ no answer\n", False),
+    ("success", "nothing graded\n", False),
+    ("success", "verdict: ✔ a\nverdict: ✘ b\n", False),
+    ("break", "verdict: ✘ the answer gives 广州 北京's figures\n", True),
+    ("break", "verdict: ✔ all fine\n", False),
+])
+def test_role_problem_reads_the_printed_verdicts(role, printed, ok):
+    problem = rn.role_problem(_cell(f"# NBVAL_IGNORE_OUTPUT\n# demo: {role}\nprint(v)", printed))
+    assert (problem is None) is ok
+
+
+def test_a_cell_without_a_role_is_never_a_problem():
+    assert rn.role_problem(_cell("print(grade(r))", "verdict: ✘ x\n")) is None
+
+
+def test_output_problems_names_the_contradicting_demo():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [_cell("# demo: success\nprint(grade(r))", "verdict: ✘ wrong city\n")]
+    assert rn.output_problems(nb, "x.ipynb") == [
+        "x.ipynb: cell 0 declares a success demo but printed 0 ✔ and 1 ✘ verdicts"]
