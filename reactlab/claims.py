@@ -31,7 +31,8 @@ from reactlab.runlog import RunResult
 _DATA = Path(__file__).parent / "data"
 # the subject of a tool result: "北京: 23.4°C …", "青岛啤酒 (600600.SH) closing price: …"
 _SUBJECT = re.compile(r"^\s*([^\s\d:：(（\[{][^:：(（\[{\n]{0,24}?)\s*[:：(（]")
-_SENTENCE = re.compile(r"[。！？!?\n]+|\.(?!\d)\s*")
+# a full stop ends a sentence, except inside "67.92" or "600600.SH"
+_SENTENCE = re.compile(r"[。！？!?\n]+|\.(?![\dA-Za-z])\s*")
 _CLAUSE = re.compile(r"[，,；;：:、]")
 
 

@@ -296,3 +296,10 @@ def test_a_provider_failure_is_a_provider_error_whichever_status_name():
     for status in ("provider_error", "error"):
         v = grade(RunResult("北京天气？", None, status, error="HTTP 500 from the provider"))
         assert not v.ok and v.mode == "provider_error"
+
+
+def test_qingdao_beer_is_the_stock_not_the_city():
+    # an English answer naming the stock "Qingdao Beer" is about 青岛啤酒, not the city 青岛
+    v = grade(stocks("Qingdao Beer (600600.SH) closed at 67.92 and Kweichow Moutai at 1488.21; "
+                     "Moutai is higher by 1420.29."))
+    assert v.ok, str(v)
