@@ -65,8 +65,8 @@ def check_2(teams: Any, run: RunResult | None = None) -> bool | None:
         require(2, isinstance(run, RunResult), "`run` should be the RunResult of the agent run")
         events = [e for s in run.steps for e in s.events if e.startswith("loop")]
         why += (f"; the detector fired: {events[0]}" if events else
-                f"; no detector fired in this run (status {run.status!r}: the model stopped "
-                "before repeating itself)")
+                f"; no detector fired in this run (status {run.status!r}: read its steps to "
+                "see how it ended)")
     return passed(2, why)
 
 
