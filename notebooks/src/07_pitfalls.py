@@ -61,7 +61,7 @@ print()
 print(observation[:400], "…")
 
 # %% [markdown]
-The fix is to cut. Keep the *head* (tools put the headline first) and the *tail*
+# The fix is to cut. Keep the *head* (tools put the headline first) and the *tail*
 # (totals and error messages tend to come last), and say in the text how much was removed, so the
 # model knows it is not seeing everything. Written by hand:
 
@@ -183,7 +183,8 @@ print(grade(naive))
 # argument, the step budget was the only thing that ended the run — the agent "钻牛角尖" (bores
 # into the tip of a horn). If it gave up on its own, this model was sensible this time; the
 # detector below is still the cheap insurance a real agent needs. (The report never finishes, so
-# the only right answer is "still running, no link yet"; the verdict says whether this run gave it.)
+# the only right answer is "still running, no link yet". The verdict checks that the run ended
+# with an answer resting on what the tool returned — job-42's status — so read the answer too.)
 #
 # A detector needs only the sequence of calls: the same tool with the same arguments N times in
 # a row. By hand:
@@ -229,10 +230,10 @@ print(grade(guarded))
 # `loop` and the last step is the `final_request`. If no event fired, the model never repeated
 # a call three times in this run — compare the call counts of the two runs.
 #
-# Then read the verdict. The detector bounds the damage: fewer calls, fewer tokens, a reply
-# instead of a silent budget end. It does not make the reply right. If the verdict says ✘, the
-# model answered the nudge with something that is not the job's status — the guard made the
-# failure shorter, not correct.
+# Then read the verdict. When it fires, the detector bounds the damage: no fourth identical
+# call, fewer tokens, a last request for an answer instead of a silent budget end. It does not
+# make the answer right. If the verdict says ✘, what the run ended with is not the job's status
+# — the guard made the failure shorter, not correct.
 #
 # ## 3. Tool exceptions become observations
 #
@@ -286,8 +287,8 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 #
 # ## 4. Temperature
 #
-# Tool calling wants the same call for the same situation, so agents usually run at 0–0.1. Three samples
-# of the same request at each temperature:
+# Tool calling wants the same call for the same situation, so agents usually run at 0–0.1.
+# Three samples of the same request at each temperature:
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -16,7 +16,7 @@ from reactlab.exercises import passed, pending, require
 from reactlab.memory import SUMMARY_PREFIX
 from reactlab.runlog import RunResult, Step
 
-__all__ = ["check_1", "check_2", "check_3", "check_4", "AQI"]
+__all__ = ["AQI", "check_1", "check_2", "check_3", "check_4"]
 
 AQI = {"北京": 82, "广州": 35, "上海": 57}  # the notebook's made-up teaching values
 
