@@ -9,12 +9,14 @@
 # - choose a temperature for tool calling, write the "do not invent tool results" rule, and handle reasoning models' `<think>` / `reasoning_content`.
 #
 # **Where we are:** notebook 06 looked inside the server and measured text ReAct against native
-# calls. Both loops meet the same troubles; seed 001 §5 names them. We use the native loop
-# (`run_function_calling`) throughout, and build each guard by hand before importing it from
-# `reactlab.guards`.
+# calls. Both loops meet the same troubles. We use the native loop (`run_function_calling`)
+# throughout, build each guard by hand before importing it from `reactlab.guards`, and print
+# the grader's verdict (notebooks 00 and 04) under every live run: a guard can end a run
+# sooner and cheaper, and the verdict says whether what it ended with is right.
 #
-# > 种子文章第 5 章的几个坑：上下文膨胀、死循环、工具异常、模型编造结果。这里每一个都先在真实
-# > 模型上复现（模型怎么做，代码就打印什么），再用 `reactlab.guards` 兜住。
+# > Agent 的几个常见坑：上下文膨胀、死循环、工具异常、模型编造结果。这里每一个都先在真实
+# > 模型上复现（模型怎么做，代码就打印什么），再用 `reactlab.guards` 兜住；每次运行后都打印
+# > 判分结果（verdict），看护栏兜住之后答案到底对不对。
 
 # %% [markdown]
 # ## Setup
@@ -22,14 +24,17 @@
 # %%
 # NBVAL_IGNORE_OUTPUT
 import json
+import os
 import re
 import time
 
 import reactlab
 from reactlab.fc_agent import DEFAULT_SYSTEM_PROMPT, run_function_calling
+from reactlab.grader import Expected, grade
 from reactlab.report import format_step
 from reactlab.tools import ToolRegistry, default_registry, tool
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 course = default_registry()
 
@@ -56,7 +61,7 @@ print()
 print(observation[:400], "…")
 
 # %% [markdown]
-# Seed 001's fix is to cut. Keep the *head* (tools put the headline first) and the *tail*
+# The fix is to cut. Keep the *head* (tools put the headline first) and the *tail*
 # (totals and error messages tend to come last), and say in the text how much was removed, so the
 # model knows it is not seeing everything. Written by hand:
 
@@ -75,7 +80,7 @@ print(short[900:1150])
 # %% [markdown]
 # ### Watch it break: the same question with and without the cut
 #
-# `reactlab.guards.Guards` bundles every limit a run obeys. `Guards.off()` is seed 001's naive
+# `reactlab.guards.Guards` bundles every limit a run obeys. `Guards.off()` is the naive
 # loop (only a step budget); `Guards.on()` cuts each observation to 2,000 characters. Two short
 # runs on the same question with a budget of one step. The first request names the tool
 # (`tool_choice`, enforced by constrained decoding as notebook 06 showed), so the model has to
@@ -105,6 +110,7 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
     print("   answer:", (r.answer or "")[:150])
     if r.error:
         print("   error:", r.error)
+    print("  ", grade(r))
 
 # %% [markdown]
 # Read the numbers above rather than trusting a story: the prompt of the call *after* the search
@@ -114,9 +120,11 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # Were the result larger than the model's context window (8,192 tokens here), the request would
 # fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed.
 #
-# Read the answers too. Compaction fixes the bill and the context window, not the reading: a
-# 1.5B model may fail to use the search result either way (and a cut may remove the very
-# paragraph the question needed — exercise 1 checks that).
+# Read the answers and their verdicts too. Compaction fixes the bill and the context window, not
+# the reading: a 1.5B model may fail to use the search result either way (and a cut may remove
+# the very paragraph the question needed — exercise 1 looks at that). The grader checks figures,
+# names and comparisons against the tool results; an answer here has few figures, so a ✔ only
+# says nothing in it contradicts the search — whether it answers the question, read it.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -164,15 +172,19 @@ loop_q = "请查询报表任务 job-42 的状态，一直查到它完成为止�
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# demo: break
 naive = run_function_calling(loop_q, tools=stuck, conn=conn, guards=Guards.off(), max_steps=4,
                              system_prompt=None, max_tokens=120)
 show(naive)
+print(grade(naive))
 
 # %% [markdown]
 # Count the `check_report` calls above. If the model called it again and again with the same
-# argument, the step budget was the only thing that ended the run — seed 001's "钻牛角尖". If it
-# gave up on its own, this model was sensible this time; the detector below is still the cheap
-# insurance a real agent needs.
+# argument, the step budget was the only thing that ended the run — the agent "钻牛角尖" (bores
+# into the tip of a horn). If it gave up on its own, this model was sensible this time; the
+# detector below is still the cheap insurance a real agent needs. (The report never finishes, so
+# the only right answer is "still running, no link yet". The verdict checks that the run ended
+# with an answer resting on what the tool returned — job-42's status — so read the answer too.)
 #
 # A detector needs only the sequence of calls: the same tool with the same arguments N times in
 # a row. By hand:
@@ -192,8 +204,8 @@ for i in range(1, len(seen) + 1):
 # ### This now lives in the package
 #
 # `LoopDetector` does this (plus ping-pong, A B A B) with arguments compared canonically. In an
-# agent, its first trigger appends an intervention as a **user** message — seed 001 notes a
-# user-role nudge is taken more seriously than a system one — and a second trigger ends the run
+# agent, its first trigger appends an intervention as a **user** message — small models tend to
+# take a user-role nudge more seriously than a system one — and a second trigger ends the run
 # with status `"loop"`, after one last request for an answer without tools.
 
 # %%
@@ -210,12 +222,18 @@ guarded = run_function_calling(loop_q, tools=stuck, conn=conn, guards=Guards.on(
 show(guarded)
 events = [e for s in guarded.steps for e in s.events]
 print("\nguard events:", events or "none")
+print(grade(guarded))
 
 # %% [markdown]
 # What happened is in the record: a `guard: loop …` line marks where the detector fired; if the
 # model obeyed the nudge, the next step answers; if it repeated itself once more, the status is
 # `loop` and the last step is the `final_request`. If no event fired, the model never repeated
 # a call three times in this run — compare the call counts of the two runs.
+#
+# Then read the verdict. When it fires, the detector bounds the damage: no fourth identical
+# call, fewer tokens, a last request for an answer instead of a silent budget end. It does not
+# make the answer right. If the verdict says ✘, what the run ended with is not the job's status
+# — the guard made the failure shorter, not correct.
 #
 # ## 3. Tool exceptions become observations
 #
@@ -230,7 +248,7 @@ except ValueError as err:
     print("ValueError:", err)
 
 # %% [markdown]
-# Seed 001 §5.3: catch it and hand the message to the model as the observation. The error
+# The fix: catch it and hand the message to the model as the observation. The error
 # text is then the most useful thing the model reads — it says what to do instead.
 # `ToolRegistry.run` does exactly that and never raises:
 
@@ -250,6 +268,7 @@ weather_only = ToolRegistry([course.get("get_weather")])
 two = run_function_calling("北京和广州今天天气怎么样？", tools=weather_only, conn=conn,
                            system_prompt=None, max_steps=4, max_tokens=150)
 show(two)
+print(grade(two, Expected(parts=("北京", "广州"))))
 calls = [c for s in two.steps for c in s.tool_calls]
 failed = [c for c in calls if c.error]
 after = [c for c in calls[calls.index(failed[0]) + 1:] if not c.error] if failed else []
@@ -262,12 +281,14 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # after it show whether it corrected itself — one city per call, as the message said — or
 # repeated the mistake, or gave up and answered. (An `empty` step is the model saying nothing
 # after the tool results; the loop nudges it once with a short user message.) Without the error
-# *as an observation* the only possible outcome would have been a crash.
+# *as an observation* the only possible outcome would have been a crash. The verdict judges
+# where the run ended, not the recovery: a model can fix its call and still run out of steps, or
+# paste the raw observations as its answer.
 #
 # ## 4. Temperature
 #
-# Tool calling wants the same call for the same situation. Seed 001 runs at 0–0.1. Three samples
-# of the same request at each temperature:
+# Tool calling wants the same call for the same situation, so agents usually run at 0–0.1.
+# Three samples of the same request at each temperature:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -294,7 +315,7 @@ for temperature in (0.0, 1.2):
 #
 # ## 5. "Do not invent tool results"
 #
-# Seed 001 §5.4 puts one sentence in the system prompt: do not make up tool results. The test
+# A common fix is one sentence in the system prompt: do not make up tool results. The test
 # below gives the model a question it can only half answer — `get_closing_price` knows
 # 贵州茅台 but not 五粮液 — and checks the answer for numbers no tool returned.
 
@@ -312,9 +333,10 @@ print("the package's default system prompt:\n" + DEFAULT_SYSTEM_PROMPT)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+priced = {}
 for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYSTEM_PROMPT)]:
-    r = run_function_calling(price_q, tools=prices, conn=conn, max_steps=3, max_tokens=200,
-                             system_prompt=system)
+    r = priced[label] = run_function_calling(price_q, tools=prices, conn=conn, max_steps=3,
+                                             max_tokens=200, system_prompt=system)
     calls = [f"{c.name}({c.arguments}){' [error]' if c.error else ''}"
              for s in r.steps for c in s.tool_calls]
     print(f"== {label}: status {r.status}; calls: {calls}")
@@ -322,13 +344,16 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
     print("   answer:", repr(answer[:200]) + (f" … ({len(answer)} characters)" if len(answer) > 200 else ""))
     print("   events:", [e for st in r.steps for e in st.events] or "none")
     print("   numbers no tool returned:", invented_numbers(r) or "none")
+    print("  ", grade(r, Expected(figures=("1488.21",), parts=("贵州茅台",))))
 
 # %% [markdown]
 # The check is crude (a date or a count in the answer also counts as "a number no tool
-# returned"), so read the answers too — an answer can also fail without inventing a number:
-# one stock silently left out, a real figure attached to the wrong name (the check cannot see
-# that: the number itself did come from a tool), or a reply cut off at `max_tokens` (a
-# `truncated` event) because the model started repeating a fragment. Whatever this run shows, one run per prompt proves
+# returned"); the verdict line is the grader's stricter version (figures compared by value,
+# the run's status, the expected 1488.21 for 贵州茅台). Read the answers too — an answer can also
+# fail without inventing a number: one stock silently left out, or a real figure attached to
+# the wrong name. A sentence such as "五粮液和贵州茅台的收盘价分别是1488.21" names both stocks in
+# one clause, and neither check guesses which stock such a figure belongs to — a reader must.
+# A reply cut off at `max_tokens` shows a `truncated` event. Whatever this run shows, one run per prompt proves
 # little: the rule lowers the rate of invented results, it does not make them impossible. The
 # guarantee, if you need one, belongs in code — for example, refuse to display a figure that
 # does not appear in any observation.
@@ -392,7 +417,30 @@ print(json.dumps(acc.message(), ensure_ascii=False, indent=1))
 #
 # ## Recap
 #
-# Each pitfall has a small, mechanical guard; none needs a smarter model.
+# Each pitfall has a small, mechanical guard. What the guards did in this notebook's runs, and
+# what the grader made of the answers they ended with:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+ended = {  # label: (run, what the grader was told above)
+    "1 context bloat, cut": (runs["guards on"], None),
+    "2 dead loop, detector on": (guarded, None),
+    "3 tool error as observation": (two, Expected(parts=("北京", "广州"))),
+    "5 the rule, default guards": (priced["with the rule"],
+                                   Expected(figures=("1488.21",), parts=("贵州茅台",))),
+}
+for label, (r, expected) in ended.items():
+    events = [e.split(":")[0] for s in r.steps for e in s.events]
+    print(f"{label:<28} status {r.status:<10} events {events or '-'}")
+    print(f"{'':<28} {grade(r, expected)}")
+
+# %% [markdown]
+# Read the two lines per run together. A guard bounds the damage: a prompt that stays small, a
+# loop ended once a call repeats three times, an error the model can read instead of a crash. It does not make
+# a 1.5B model right: a run whose verdict says ✘ under a guard is a shorter, cheaper failure, not
+# a success. Getting the answer right is still the model's and the prompt's job (a stronger
+# model, a narrower question, a tool that returns less); the guards make sure that when it goes
+# wrong, it goes wrong within bounds you chose.
 #
 # | term | meaning |
 # |---|---|
@@ -408,19 +456,55 @@ print(json.dumps(acc.message(), ensure_ascii=False, indent=1))
 #
 # ## Exercises
 #
-# 1. **How short is too short?** Re-run section 1's question with
-#    `Guards(observation_chars=300)` and `max_steps=1`. Does the answer still mention the etiquette
-#    (tapping fingers, the tea charge 茶位费, the open teapot lid)? Find those in the full
-#    observation (`ToolCallRecord.full_observation`) and say whether the cut removed them.
-# 2. **Ping-pong.** Write two tools, `ask_sales` and `ask_support`, each answering "please ask
-#    the other team". Run the native agent with `Guards.on()` and report which detector fired.
-# 3. **Errors as data.** Write a strict `convert_to_cny(amount, currency)` that accepts only
-#    three-letter codes (USD, EUR, JPY) and raises otherwise; then a version that *returns*
-#    `{"error": "…"}` instead. Compare what `ToolRegistry.run` gives back for `currency="美元"`
-#    in each case — for the model, and for the run log.
-# 4. **The cheapest fence.** Write `flag_invented(run)` that returns the answer with every number
-#    not found in an observation wrapped in `[?]`, and try it on section 5's runs.
+# Each exercise has a starter cell (`answer_N = None`: replace it with your code) and a check
+# cell that says ✔, "not attempted yet", or what is still wrong. The checks never call the
+# model: they read what your code returned.
 #
+# 1. **How short is too short?** Re-run section 1's question with
+#    `Guards(observation_chars=300)`, `max_steps=1` and the same `tool_choice`. Does the answer
+#    still mention the etiquette (tapping fingers, the tea charge 茶位费, the open teapot lid)?
+#    Find those in the full observation (`ToolCallRecord.full_observation`) and say whether the
+#    cut removed them. Print the run's verdict. `answer_1`: the run.
+# 2. **Ping-pong.** Write two tools, `ask_sales` and `ask_support`, each answering "please ask
+#    the other team". Run the native agent with `Guards.on()`, print its verdict and report
+#    which detector fired. `answer_2`: the `ToolRegistry` of the two tools; `run_2`: the run.
+# 3. **Errors as data.** Write a strict `convert_to_cny(amount, currency)` that accepts only
+#    three-letter codes (USD 7.1, EUR 7.7, JPY 0.047 CNY each) and raises otherwise; then
+#    `convert_to_cny_soft`, which *returns* `{"error": "…"}` instead. Compare what
+#    `ToolRegistry.run` gives back for `currency="美元"` in each case — for the model, and for the
+#    run log. `answer_3`: `ToolRegistry([convert_to_cny, convert_to_cny_soft])`.
+# 4. **The cheapest fence.** Write `flag_invented(run)` that returns the answer with `[?]` in
+#    front of every number not found in an observation (nor the question), and try it on
+#    section 5's runs (`priced`). `answer_4`: the function itself.
+
+# %%
+from reactlab.exercises.nb07 import check_1, check_2, check_3, check_4
+
+answer_1 = None  # your code: the RunResult of section 1's question, cut to 300 characters
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: ToolRegistry([ask_sales, ask_support])
+run_2 = None  # your code: the run_function_calling(...) run with those tools and Guards.on()
+
+# %%
+check_2(answer_2, run_2)
+
+# %%
+answer_3 = None  # your code: ToolRegistry([convert_to_cny, convert_to_cny_soft])
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: your function flag_invented (not called: the function itself)
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # Solutions: [solutions/07_pitfalls_solutions.ipynb](solutions/07_pitfalls_solutions.ipynb)
 #
 # ---

@@ -9,9 +9,9 @@
 # - debug a run with a tool of your own from its log alone (the capstone).
 #
 # **Where we are:** notebook 07 fenced in the pitfalls with `reactlab.guards`; every guard left an
-# event in the run record. Seed 001 ends on the point of this notebook: once an agent takes
-# several steps, the log is the only torch in the dark room. We use `run_function_calling` (05)
-# and the record types of `reactlab.runlog` (04).
+# event in the run record. The point of this notebook: once an agent takes several steps, the
+# log is the only torch in the dark room. We use `run_function_calling` (05), the record types
+# of `reactlab.runlog` (04), and the grader's verdict (00, 04) under every live run.
 #
 # > "日志就是唯一的手电筒"：每一步的思考、工具调用、观察结果、耗时和 token 都记录下来。
 # > 多轮对话的记忆只保留每轮的问题和最终回答，丢掉上一轮的工具调用过程。
@@ -21,6 +21,8 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -29,18 +31,21 @@ from IPython.display import Markdown, display
 
 import reactlab
 from reactlab.fc_agent import run_function_calling
+from reactlab.grader import Expected, grade
 from reactlab.guards import Guards
 from reactlab.tools import ToolRegistry, default_registry, tool
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 course = default_registry()
 
 # %% [markdown]
 # ## 1. One run, recorded
 #
-# Seed 001's savings question once more — three dependent look-ups (date, day count, arithmetic),
-# so the run has several steps to read. Each model call becomes one `Step` in the result; each
-# tool call inside it one `ToolCallRecord`.
+# The savings agent's question once more — three dependent look-ups (date, day count,
+# arithmetic), so the run has several steps to read. Each model call becomes one `Step` in the
+# result; each tool call inside it one `ToolCallRecord`. With today pinned to 2026-03-01 the right
+# answer is 306 days and 306 × 5 = 1530 元.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -49,8 +54,16 @@ question = "今天是几号？到 2027-01-01 还有多少天？如果这些天�
 run = run_function_calling(question, tools=savings_tools, conn=conn, guards=Guards.on(),
                            max_steps=5, max_tokens=250)
 print(run.status, "|", len(run.steps), "steps |", run.answer)
+verdict = grade(run, Expected(figures=("306", "1530")))
+print(verdict)
+print("this run is", "right" if verdict.ok else "wrong — the sections below show where")
 
 # %% [markdown]
+# Sections 1 to 3 read this one run's record, right or wrong: a ✔ run's record shows how the
+# three look-ups chain; a ✘ run's record is as good to read — better, in a way, because it is
+# where you find out *where* the run went wrong (a day count that is off, a calculator expression
+# that does not use it, a budget that ran out).
+#
 # `summary_table` turns the record into one Markdown table — a row per model call, the tool calls
 # it asked for, how much observation the model was shown, milliseconds, tokens, guard events:
 
@@ -81,7 +94,8 @@ print("\nround trip:", back.status, len(back.steps), "steps, label", back.meta.g
 
 # %% [markdown]
 # Reading a log is querying it. Two questions you will ask often — which tool calls failed, and
-# what did the guards do:
+# what did the guards do — and one for this run: which tool result, if any, gave the two figures
+# the right answer needs?
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -91,6 +105,11 @@ for step in back.steps:
         print(f"step {step.number}: {call.name}({call.arguments}) {mark} -> {call.observation[:70]}")
     for event in step.events:
         print(f"step {step.number}: guard event: {event}")
+print()
+for fig in ("306", "1530"):
+    where = [s.number for s in back.steps for c in s.tool_calls
+             if not c.error and re.search(rf"(?<![\d.]){fig}(?:\.0+)?(?![\d.])", c.observation)]
+    print(f"{fig}: in the tool result of step {where}" if where else f"{fig}: no tool result gives it")
 
 # %% [markdown]
 # ## 2. The trace viewer
@@ -162,31 +181,65 @@ plt.show()
 #
 # ## 4. Memory across turns
 #
-# A chat has several turns: "北京今天天气怎么样？" then "那广州呢？" then "哪个更暖和？". Each
-# turn is a fresh agent run; what it knows about earlier turns is whatever history we pass in.
-#
+# A chat has several turns: "哈尔滨今天多少度？" then "那广州比它高多少度？" then "哪个城市更暖和？".
+# Each turn is a fresh agent run; what it knows about earlier turns is whatever history we pass
+# in. First the facts, straight from the tool, so every answer below can be checked against them:
+
+# %%
+weather_tools = ToolRegistry([course.get("get_weather")])
+
+
+def temperature(city: str) -> float:
+    """The °C figure get_weather gives for one city."""
+    return float(re.search(r"(-?\d+(?:\.\d+)?)°C", course.call("get_weather", {"location": city}))[1])
+
+
+t_harbin, t_guangzhou = temperature("哈尔滨"), temperature("广州")
+gap = round(t_guangzhou - t_harbin, 1)
+warmer = "广州" if t_guangzhou > t_harbin else "哈尔滨"
+print(f"哈尔滨 {t_harbin}°C, 广州 {t_guangzhou}°C: 广州 − 哈尔滨 = {gap:g} degrees; warmer: {warmer}")
+first_q, follow_up, last_q = "哈尔滨今天多少度？", "那广州比它高多少度？", "哪个城市更暖和？"
+expected = [Expected(figures=(f"{t_harbin:g}",), parts=("哈尔滨",)),
+            Expected(figures=(f"{abs(gap):g}",), parts=("广州", "哈尔滨")),
+            Expected(winner=warmer, parts=("哈尔滨", "广州"))]
+
+# %% [markdown]
 # ### Watch it break: no memory at all
 #
-# Turn two on its own:
+# Turn one on its own is an ordinary question:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-weather_tools = ToolRegistry([course.get("get_weather")])
-alone = run_function_calling("那广州呢？", tools=weather_tools, conn=conn, max_steps=3,
-                             max_tokens=150)
-calls = [f"{c.name}({c.arguments})" for s in alone.steps for c in s.tool_calls]
-print("calls:", calls or "none")
-print("answer:", alone.answer)
+first = run_function_calling(first_q, tools=weather_tools, conn=conn, max_steps=3, max_tokens=150)
+print("calls:", [f"{c.name}({c.arguments})" for s in first.steps for c in s.tool_calls] or "none")
+print("answer:", first.answer)
+print(grade(first, expected[0]))
 
 # %% [markdown]
-# "那广州呢？" — *what about Guangzhou?* — only means something after the first question. Above
-# is what the model made of it without that context: perhaps a weather look-up by luck, perhaps
-# a question back, perhaps something else. Either way the agent is guessing.
+# Turn two, "那广州比它高多少度？" — *how many degrees warmer is Guangzhou than it?* — needs turn
+# one: "它" (it) is 哈尔滨, and only turn one says so. Sent on its own, as a fresh run without
+# history:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# demo: break
+alone = run_function_calling(follow_up, tools=weather_tools, conn=conn, max_steps=3,
+                             max_tokens=150)
+print("calls:", [f"{c.name}({c.arguments})" for s in alone.steps for c in s.tool_calls] or "none")
+print("answer:", alone.answer)
+print(grade(alone, expected[1]))
+print("the answer names 哈尔滨, the city of turn one:", "哈尔滨" in (alone.answer or ""))
+
+# %% [markdown]
+# Without turn one, "它" points at nothing. The calls, the answer and the verdict above show what
+# the model made of that — a question back, a guessed city, an answer about 广州 alone, or a
+# number from nowhere. Whatever it did, it could only have been right by guessing 哈尔滨: the
+# information was not in the request.
 #
 # The naive fix is to pass *everything* from earlier turns: questions, tool calls, tool results,
-# answers. Seed 001 §6.1 warns against it — the old observations answered the old question and
-# only cost tokens and attention now. Its advice: keep each turn's question and final answer,
-# drop the tool traffic. By hand that is a few lines:
+# answers. The usual advice is against it — the old observations answered the old question and
+# only cost tokens and attention now. Keep each turn's question and final answer, drop the tool
+# traffic. By hand that is a few lines:
 
 # %%
 def remember(history: list[dict], run) -> list[dict]:
@@ -201,30 +254,46 @@ def remember(history: list[dict], run) -> list[dict]:
 #
 # `reactlab.memory.Conversation` runs each turn through an agent with the remembered history,
 # then remembers the turn the same way (it can also fold old turns into a summary, and it keeps
-# the accounts):
+# the accounts).
+#
+# Grading a turn needs one more thought. A turn that answers from the history fetched nothing
+# itself, so its own run has no tool result to back its figures. We grade each turn against every
+# tool result the *conversation* has fetched so far — the figures in the history came from there,
+# or from nowhere:
+
+# %%
+from dataclasses import replace
+
+from reactlab.memory import Conversation
+
+
+def with_earlier_results(chat, i: int):
+    """Turn i's run, with every earlier turn's steps (and so their tool results) put first."""
+    earlier = [step for turn in chat.turns[:i] for step in turn.result.steps]
+    return replace(chat.turns[i].result, steps=earlier + chat.turns[i].result.steps)
+
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from reactlab.memory import Conversation
-
 chat = Conversation(run_function_calling, tools=weather_tools, conn=conn, max_steps=3,
                     max_tokens=200)
-for q in ["北京今天天气怎么样？", "那广州呢？", "哪个城市更暖和？"]:
+for i, q in enumerate([first_q, follow_up, last_q]):
     t0 = time.perf_counter()
     r = chat.ask(q)
     calls = [f"{c.name}({c.arguments})" for s in r.steps for c in s.tool_calls]
     print(f"Q: {q}  [{r.status}, {time.perf_counter() - t0:.0f} s, calls: {calls or 'none'}]")
-    print(f"A: {r.answer}\n")
+    print(f"A: {r.answer}")
+    print(f"   {grade(with_earlier_results(chat, i), expected[i])}\n")
 
 # %% [markdown]
-# Before trusting those answers, check them the way notebook 07 did: which figures in each answer
-# appear in no tool result of the conversation so far? A turn that made no call can only have
-# taken its figures from the history — or made them up.
+# Part of what each verdict checked, by hand: which figures in each answer appear in no tool
+# result of the conversation so far? A turn that made no call can only have taken its figures
+# from the history — or made them up. (A difference the model worked out, such as 广州 − 哈尔滨,
+# is in no tool result either: the grader accepts one calculation step from fetched figures,
+# this quick check does not, so read such a figure against the facts printed above.)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-import re
-
 seen = ""
 for turn in chat.turns:
     r = turn.result
@@ -235,12 +304,13 @@ for turn in chat.turns:
     print(f"{r.question:<10} calls: {calls}   figures in no tool result: {unbacked or 'none'}")
 
 # %% [markdown]
-# A "那广州呢？" turn with no call and a list of figures is a fabricated observation wearing the
-# shape of turn one's answer: the history showed the model what a weather answer looks like, and
-# it filled the pattern in. A comparison turn that lists a figure may be doing arithmetic on
-# real numbers (check it) or repeating an invented one. Memory is not the cause — the model
-# skipped the tool — but it is what makes the skip easy to miss: with the tool traffic dropped,
-# the history looks equally confident either way. Only the per-turn log tells the two apart.
+# If a turn made no call and still states a figure for 广州, that figure is made up — a
+# fabricated observation wearing the shape of turn one's answer: the history showed the model
+# what a weather answer looks like, and it filled the pattern in. A comparison turn that lists
+# figures may be doing arithmetic on real numbers or repeating an invented one; the verdicts
+# above say which. Memory is not the cause of such a skip, but it makes the skip easy to miss:
+# with the tool traffic dropped, the history looks equally confident either way. Only the
+# per-turn log tells the two apart.
 
 # %% [markdown]
 # What the next turn would receive, message by message — no `tool` messages, no `tool_calls` —
@@ -300,35 +370,64 @@ air_tools = ToolRegistry([get_air_quality])
 air = run_function_calling("北京和广州今天哪里空气更好？", tools=air_tools, conn=conn,
                            max_steps=4, max_tokens=200)
 display(Markdown(summary_table(air)))
+print(grade(air, Expected(winner="广州", parts=("北京", "广州"))))
 
 # %% [markdown]
-# The answer alone cannot tell you whether it is right. The log can: each tool call's arguments
-# and observation are there, so compare them with the data the tool should have used.
+# The verdict checks the answer against the observations: the figures it states, and which city
+# it calls better (a lower AQI is better). Here the right answer is 广州 (35 against 北京's 82).
+# But the answer and the verdict cannot tell you whether the observations themselves were right.
+# The log can: each tool call's arguments and observation are there, so compare them with the
+# data the tool should have used.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+shown = {}  # city -> the AQI the model was shown
 for step in air.steps:
     for c in step.tool_calls:
         asked = c.arguments.get("city") if isinstance(c.arguments, dict) else c.arguments
-        expected = AQI.get(str(asked).strip().removesuffix("市"))
-        verdict = "matches" if expected is not None and f"AQI {expected}" in c.observation else (
-            "DOES NOT MATCH the data" if expected is not None else "no reference value")
-        print(f"step {step.number}: {c.name}({asked!r}) -> {c.observation!r}  "
-              f"(data: {expected}) {verdict}")
+        want = AQI.get(str(asked).strip().removesuffix("市"))
+        found = re.search(r"AQI (\d+)", c.observation)
+        if found and not c.error:
+            shown[str(asked).strip().removesuffix("市")] = int(found[1])
+        match = "matches" if want is not None and f"AQI {want}" in c.observation else (
+            "DOES NOT MATCH the data" if want is not None else "no reference value")
+        print(f"step {step.number}: {c.name}({asked!r}) -> {c.observation[:70]!r}  "
+              f"(data: {want}) {match}")
+pair = ("北京", "广州")
+print("\nthe observations say:", shown or "nothing fetched", "-> better air:",
+      min(pair, key=shown.get) if all(k in shown for k in pair) else "(needs both cities)")
+print("the data says:       ", {k: AQI[k] for k in pair}, "-> better air:", min(pair, key=AQI.get))
+print("the answer:", air.answer)
 
 # %% [markdown]
-# If the model asked for 广州, the log shows the tool answering with the wrong figure: the bug is
-# in the tool, not the model, and no prompt change would have fixed it. If the model never asked
-# for 广州 (or sent both cities in one call and got the tool's error back), that is the first
-# thing the log tells you — a different bug, in the plan or in the arguments. Either way
-# the answer was only as good as the observations, and the observations are in the log.
+# Read the three last lines together. If the model asked for 广州, the log shows the tool
+# answering with the wrong figure (上海's 57): the bug is in the tool, not the model, and no prompt
+# change would have fixed it. If the model never asked for 广州 (or sent both cities in one call
+# and got the tool's error back), that is the first thing the log tells you — a different bug, in
+# the plan or in the arguments. And the answer may get the comparison wrong on its own, calling
+# the city with the higher AQI the better one; the verdict flags that. Note what the verdict
+# cannot flag: an answer "广州空气更好，AQI 57" agrees with the observation and still states a
+# wrong figure — the tool's bug passes through a checker that trusts tool results. The answer is
+# only as good as the observations, and the observations are in the log.
 #
 # ## Recap
 #
-# Everything after `remember` was package code used as is — `runlog` (records, JSONL,
-# `summary_table`, `step_rows`, `compare_table`, `plot_context_growth`), `widgets.show_trace`,
-# and `memory.Conversation` — because observability is only useful if it is always on. Both
-# agents fill the same record, so every tool above works on a text-ReAct run too.
+# Apart from `remember` and two small helpers, everything here was package code used as is —
+# `runlog` (records, JSONL, `summary_table`, `step_rows`, `compare_table`,
+# `plot_context_growth`), `widgets.show_trace`, `memory.Conversation` and `grader.grade` —
+# because observability is only useful if it is always on. Both agents fill the same record, so
+# every tool above works on a text-ReAct run too.
+#
+# **The agent as a design pattern.** Step back from the details and the series has built one
+# shape, five parts: a **loop** (ask the model, run what it asks for, feed the result back, until
+# it answers or a budget ends it — notebooks 04 and 05), **tools** (functions with a description
+# the model can read, from notebook 02 on; JSON schemas in 05), **memory** (what carries over
+# between turns — here), **guards** (budgets, compaction, loop detection, errors as
+# observations — 07) and **observation** (the run record, the trace, the verdict — here). The
+# weather agent, the savings agent and the stock agent are this shape with different tools and
+# prompts; the streamed round trip is one turn of its loop, seen on the wire. Agent frameworks (LangChain, LlamaIndex, the OpenAI Agents SDK, AutoGen …) implement
+# the same five parts behind their own names; knowing the shape, you can read any of them — and
+# when one misbehaves, you know which part to look at.
 #
 # | term | meaning |
 # |---|---|
@@ -339,23 +438,59 @@ for step in air.steps:
 # | cached tokens | prompt tokens served from the prefix cache instead of being read again |
 # | short-term memory | earlier turns' questions and final answers passed as history |
 # | tool traffic | assistant `tool_calls` and `tool` messages of a turn; dropped from memory |
+# | agent (design pattern) | loop + tools + memory + guards + observation; what every agent framework implements |
 #
 # ## Exercises
 #
-# 1. **Compare two runs.** Run seed 002's question "青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高，
-#    高多少？" (tools `get_closing_price`, `calculator`) with `Guards.on()` and with `Guards.off()`,
-#    and print `compare_table({"on": …, "off": …})`. Which columns differ, and why?
+# Each exercise has a starter cell (`answer_N = None`: replace it with your code) and a check
+# cell that says ✔, "not attempted yet", or what is still wrong. The checks never call the
+# model: they read what your code returned, or try your function on a made-up run.
+#
+# 1. **Compare two runs.** Run the stock agent's question "青岛啤酒和贵州茅台的收盘价分别是多少？
+#    哪个更高，高多少？" (tools `get_closing_price`, `calculator`) with `Guards.on()` and with
+#    `Guards.off()`, print each run's verdict (`Expected(figures=("1420.29",), winner="贵州茅台")`)
+#    and `compare_table({"on": …, "off": …})`. Which columns differ, and why? `answer_1`: the
+#    dict of the two runs.
 # 2. **A latency budget.** From `step_rows`, write `slowest_step(run)` returning the step number
-#    and the share of the run's model time it took.
-# 3. **Summarised memory.** Re-run section 4 with `Conversation(..., keep_turns=1)`. What does
-#    the third turn receive? Did it still know which cities were compared?
+#    and the share (a fraction between 0 and 1) of the run's model time it took. `answer_2`: the
+#    function itself.
+# 3. **Summarised memory.** Re-run section 4's three turns with `Conversation(..., keep_turns=1)`,
+#    printing each turn's verdict. What does the third turn receive? Did it still know which
+#    cities were compared? `answer_3`: the Conversation after its three turns.
 # 4. **Capstone.** Add a tool of your own (a unit converter, a tiny dictionary lookup, a
 #    "next holiday" date tool…) with `@tool`, run a question that needs it together with one of
 #    the course tools, and use the log — `summary_table`, `step_rows`, `show_trace` — to answer:
 #    did the model call your tool with the right arguments, did the tool return what you meant,
 #    and did the answer use it? Then fix the `get_air_quality` bug above and show that the log
-#    now matches the data.
-#
+#    now matches the data. `answer_4`: your fixed `get_air_quality`.
+
+# %%
+from reactlab.exercises.nb08 import check_1, check_2, check_3, check_4
+
+answer_1 = None  # your code: {"on": run_with_guards_on, "off": run_with_guards_off}
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: your function slowest_step (the function itself, not called)
+
+# %%
+check_2(answer_2)
+
+# %%
+answer_3 = None  # your code: Conversation(..., keep_turns=1) after section 4's three questions
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: the fixed get_air_quality tool
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # Solutions: [solutions/08_observability_and_memory_solutions.ipynb](solutions/08_observability_and_memory_solutions.ipynb)
 #
 # ---

@@ -4,14 +4,18 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import re
 
 import reactlab
+from reactlab.exercises.nb07 import check_1, check_2, check_3, check_4
 from reactlab.fc_agent import run_function_calling
+from reactlab.grader import Expected, grade
 from reactlab.guards import Guards
 from reactlab.report import format_step
 from reactlab.tools import ToolRegistry, default_registry, tool
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 course = default_registry()
 
@@ -23,10 +27,12 @@ course = default_registry()
 docs_only = ToolRegistry([course.get("search_docs")])
 tight = Guards(observation_chars=300)
 run = run_function_calling("在广州喝早茶有什么讲究？请先用 search_docs 查资料再回答。", tools=docs_only,
-                           conn=conn, guards=tight, max_steps=1, max_tokens=200)
+                           conn=conn, guards=tight, max_steps=1, max_tokens=200,
+                           tool_choice={"type": "function", "function": {"name": "search_docs"}})
 for step in run.steps:
     print(format_step(step))
 print("\nanswer:", run.answer)
+print(grade(run))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -39,11 +45,15 @@ for step in run.steps:
             print(f"  {clue!r}: in full text {clue in full}, still shown {clue in call.observation}")
 print("answer mentions:", [c for c in clues if c in (run.answer or "")] or "none of the clues")
 
+answer_1 = run
+check_1(answer_1)
+
 # %% [markdown]
 # With 300 characters the model sees the first and last 150 characters of the search result;
 # whatever sits in the middle of a section is cut away, and the answer can only guess, go
-# without, or search again. Compaction is a trade: the limit has to leave room for what the question needs — or the
-# tool itself should return less (a search that returns snippets, not whole sections).
+# without, or (with a larger step budget) search again. Compaction is a trade: the limit has to
+# leave room for what the question needs — or the tool itself should return less (a search that
+# returns snippets, not whole sections). The lines above say which clues the cut removed.
 #
 # ## 2. Ping-pong
 
@@ -77,6 +87,10 @@ for step in pp.steps:
     print(format_step(step))
 print("\nstatus:", pp.status)
 print("events:", [e for s in pp.steps for e in s.events] or "none")
+print(grade(pp))
+
+answer_2, run_2 = teams, pp
+check_2(answer_2, run_2)
 
 # %% [markdown]
 # If the model alternated between the two teams with the same question, the event reads
@@ -102,6 +116,7 @@ def convert_to_cny_soft(amount: float, currency: str) -> dict:
     return {"amount_cny": round(amount * rates[code], 2)}
 
 
+# %%
 @tool
 def convert_to_cny(amount: float, currency: str) -> str:
     """Convert an amount of foreign money to Chinese yuan (CNY) at a fixed teaching rate.
@@ -121,6 +136,9 @@ def convert_to_cny(amount: float, currency: str) -> str:
 reg = ToolRegistry([convert_to_cny, convert_to_cny_soft])
 print("raising  :", reg.run("convert_to_cny", {"amount": 100, "currency": "美元"}))
 print("returning:", reg.run("convert_to_cny_soft", {"amount": 100, "currency": "美元"}))
+
+answer_3 = reg
+check_3(answer_3)
 
 # %% [markdown]
 # The model reads nearly the same sentence either way. The difference is for *us*: the raising
@@ -143,6 +161,10 @@ def flag_invented(run) -> str:
     return re.sub(r"\d[\d,]*(?:\.\d+)?", mark, run.answer or "")
 
 
+answer_4 = flag_invented
+check_4(answer_4)
+
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 prices = ToolRegistry([course.get("get_closing_price")])
@@ -150,6 +172,7 @@ r = run_function_calling("五粮液和贵州茅台的收盘价分别是多少？
                          max_steps=3, max_tokens=200)
 print("answer :", r.answer)
 print("flagged:", flag_invented(r))
+print(grade(r, Expected(figures=("1488.21",), parts=("贵州茅台",))))
 
 # %% [markdown]
 # A `[?]` before a number means no tool returned it. It flags harmless numbers too (a date the

@@ -4,15 +4,22 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
+import re
+from dataclasses import replace
+
 from IPython.display import Markdown, display
 
 import reactlab
+from reactlab.exercises.nb08 import check_1, check_2, check_3, check_4
 from reactlab.fc_agent import run_function_calling
+from reactlab.grader import Expected, grade
 from reactlab.guards import Guards
 from reactlab.memory import Conversation
 from reactlab.report import compare_table, step_rows, summary_table
 from reactlab.tools import ToolRegistry, default_registry, tool
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 course = default_registry()
 
@@ -23,16 +30,24 @@ course = default_registry()
 # NBVAL_IGNORE_OUTPUT
 stock_tools = ToolRegistry([course.get("get_closing_price"), course.get("calculator")])
 question = "青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高，高多少？"
+stock_expected = Expected(figures=("67.92", "1488.21", "1420.29"), winner="贵州茅台")
 runs = {label: run_function_calling(question, tools=stock_tools, conn=conn, guards=g,
                                     max_steps=5, max_tokens=250)
-        for label, g in [("guards on", Guards.on()), ("guards off", Guards.off())]}
+        for label, g in [("on", Guards.on()), ("off", Guards.off())]}
+for label, r in runs.items():
+    print(f"guards {label}: {grade(r, stock_expected)}")
 display(Markdown(compare_table(runs)))
+
+answer_1 = runs
+check_1(answer_1)
 
 # %% [markdown]
 # With short observations and no repeated calls, the guards have nothing to do: the two runs
 # should differ little or not at all (at temperature 0 the same prompt gives the same reply).
 # Differences appear in the `events` column and in the tokens when a guard fires — a cut
-# observation, a loop intervention, a folded history.
+# observation, a loop intervention, a folded history. The verdicts say whether either run got
+# the stock agent's answer (贵州茅台 1488.21 is higher than 青岛啤酒 67.92, by 1420.29); the guards
+# do not decide that.
 #
 # ## 2. A latency budget
 
@@ -44,30 +59,52 @@ def slowest_step(run) -> tuple[int, float]:
     return worst["step"], worst["latency_ms"] / total
 
 
+answer_2 = slowest_step
+check_2(answer_2)
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 for label, run in runs.items():
     if run.steps:
         number, share = slowest_step(run)
-        print(f"{label}: step {number} took {share:.0%} of the model time")
+        print(f"guards {label}: step {number} took {share:.0%} of the model time")
 
 # %% [markdown]
-# Usually the first step is the slowest: it reads the whole prompt (system text and tool
-# schemas) with nothing in the cache yet.
+# Often the slowest step is one that writes a lot (completion tokens cost far more time than
+# cached prompt tokens) or the first one, which reads the whole prompt (system text and tool
+# schemas) with nothing in the cache yet; the lines above say which it was here.
 #
 # ## 3. Summarised memory
 
 # %%
-# NBVAL_IGNORE_OUTPUT
+def with_earlier_results(chat, i: int):
+    """Turn i's run, with every earlier turn's steps (and so their tool results) put first."""
+    earlier = [step for turn in chat.turns[:i] for step in turn.result.steps]
+    return replace(chat.turns[i].result, steps=earlier + chat.turns[i].result.steps)
+
+
 weather_tools = ToolRegistry([course.get("get_weather")])
+temp = {c: float(re.search(r"(-?\d+(?:\.\d+)?)°C", course.call("get_weather", {"location": c}))[1])
+        for c in ("哈尔滨", "广州")}
+warmer = max(temp, key=temp.get)
+expected = [Expected(figures=(f"{temp['哈尔滨']:g}",), parts=("哈尔滨",)),
+            Expected(figures=(f"{abs(temp['广州'] - temp['哈尔滨']):.1f}",), parts=("广州", "哈尔滨")),
+            Expected(winner=warmer, parts=("哈尔滨", "广州"))]
+print(temp, "warmer:", warmer)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
 chat = Conversation(run_function_calling, keep_turns=1, tools=weather_tools, conn=conn,
                     max_steps=3, max_tokens=200)
-for q in ["北京今天天气怎么样？", "那广州呢？", "哪个城市更暖和？"]:
+for i, q in enumerate(["哈尔滨今天多少度？", "那广州比它高多少度？", "哪个城市更暖和？"]):
     r = chat.ask(q)
-    print(f"Q: {q}\nA: {r.answer}\n")
+    print(f"Q: {q}\nA: {r.answer}\n   {grade(with_earlier_results(chat, i), expected[i])}\n")
 print("What turn 3 received:")
 for m in chat.turns[2].history_sent:
     print(f"  {m['role']}: {m['content'][:120]}")
+
+answer_3 = chat
+check_3(answer_3)
 
 # %% [markdown]
 # With `keep_turns=1` the third turn gets a one-line-per-turn summary of turn 1 (truncated to
@@ -103,6 +140,8 @@ def celsius_to_fahrenheit(celsius: float) -> float:
     return round(celsius * 9 / 5 + 32, 1)
 
 
+answer_4 = get_air_quality
+check_4(answer_4)
 my_tools = ToolRegistry([get_air_quality, celsius_to_fahrenheit, course.get("get_weather")])
 
 # %%
@@ -110,24 +149,30 @@ my_tools = ToolRegistry([get_air_quality, celsius_to_fahrenheit, course.get("get
 run = run_function_calling("北京和广州今天哪里空气更好？北京现在多少华氏度？", tools=my_tools,
                            conn=conn, max_steps=5, max_tokens=250)
 display(Markdown(summary_table(run)))
+print(grade(run, Expected(winner="广州", parts=("北京", "广州"))))
+
+# %%
+def check_call(c) -> tuple[object, bool]:
+    """What one call of the run should have returned, and whether it did."""
+    args = c.arguments if isinstance(c.arguments, dict) else {}
+    if c.name == "get_air_quality":
+        want = AQI.get(str(args.get("city", "")).strip().removesuffix("市"))
+        return want, want is not None and f"AQI {want}" in c.observation
+    if c.name == "celsius_to_fahrenheit":
+        try:
+            want = round(float(args.get("celsius")) * 9 / 5 + 32, 1)
+        except (TypeError, ValueError):
+            return "(no usable celsius argument)", False
+        return want, str(want) in c.observation
+    return "(course tool)", not c.error
+
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 for step in run.steps:
     for c in step.tool_calls:
-        args = c.arguments if isinstance(c.arguments, dict) else {}
-        if c.name == "get_air_quality":
-            want = AQI.get(str(args.get("city", "")).strip())
-            ok = want is not None and f"AQI {want}" in c.observation
-        elif c.name == "celsius_to_fahrenheit":
-            try:
-                want = round(float(args.get("celsius")) * 9 / 5 + 32, 1)
-            except (TypeError, ValueError):
-                want = "(no usable celsius argument)"
-            ok = str(want) in c.observation
-        else:
-            want, ok = "(course tool)", not c.error
-        print(f"step {step.number}: {c.name}({args}) -> {c.observation[:60]!r} "
+        want, ok = check_call(c)
+        print(f"step {step.number}: {c.name}({c.arguments}) -> {c.observation[:60]!r} "
               f"expected {want} -> {'OK' if ok else 'CHECK'}")
 answer = run.answer or ""
 print("\nanswer:", answer)
@@ -136,5 +181,6 @@ print("answer uses 35 and 82:", "35" in answer and "82" in answer)
 # %% [markdown]
 # The three questions of the capstone, answered from the log: did the model call my tools with
 # the right arguments (the `step …` lines), did each tool return what it should (`OK` / `CHECK`),
-# and did the answer use those numbers (last line). With the alias bug gone, every
-# `get_air_quality` line matches the data.
+# and did the answer use those numbers (last line, and the verdict above). With the alias bug
+# gone, every `get_air_quality` line matches the data — and `check_4` tried the fixed tool on
+# every city without the model.
