@@ -58,10 +58,12 @@ class Config:
     guards: str = "on"  # "on" | "off" | "levers" (on + grounding check + quiet retry)
     constrained: bool = False
     model: str = "1.5b"  # "1.5b" | "0.5b" | "provider"
+    prompt: str = "base"  # "base" (the agents' defaults) | "worked" (PROMPT_LEVERS)
 
     @property
     def id(self) -> str:
-        return f"{self.protocol}|guards-{self.guards}|cd-{'on' if self.constrained else 'off'}|{self.model}"
+        base = f"{self.protocol}|guards-{self.guards}|cd-{'on' if self.constrained else 'off'}|{self.model}"
+        return base if self.prompt == "base" else f"{base}|prompt-{self.prompt}"
 
     @property
     def applicable(self) -> bool:
@@ -69,14 +71,23 @@ class Config:
 
     @classmethod
     def parse(cls, text: str) -> Config:
-        """Example: Config.parse("native|guards-on|cd-on|1.5b")."""
+        """Example: Config.parse("native|guards-on|cd-on|1.5b|prompt-worked")."""
         try:
-            protocol, guards, cd, model = text.split("|")
-            return cls(protocol, guards.removeprefix("guards-"), cd == "cd-on", model)
+            protocol, guards, cd, model, *rest = text.split("|")
+            prompt = rest.pop().removeprefix("prompt-") if rest else "base"
+            if rest or prompt not in PROMPT_LEVERS:
+                raise ValueError(text)
+            return cls(protocol, guards.removeprefix("guards-"), cd == "cd-on", model, prompt)
         except ValueError:
             raise SystemExit(f"Cannot read the configuration {text!r}: write it like "
                              f"'native|guards-on|cd-off|1.5b' (see --list).") from None
 
+
+# The prompt lever: "worked" swaps in the rule list and the worked example written for the
+# 1.5B's failures (today's date first, one city per call, the calculator for every sum, compare
+# before naming a winner) -- template names for (ReAct instructions, native system prompt).
+PROMPT_LEVERS = {"base": (None, None),
+                 "worked": ("react_instructions_worked", "native_system_worked")}
 
 PROTOCOLS = ("react-json", "react-action_input", "native")
 ALL = [Config(p, g, c, m) for m in ("1.5b", "0.5b") for p in PROTOCOLS for g in ("off", "on")
@@ -161,19 +172,23 @@ def run_one(config: Config, task, conn: Any) -> dict:
     """Run `task` under `config` on `conn`; return its JSONL record."""
     from reactlab.fc_agent import run_function_calling
     from reactlab.guards import Guards
+    from reactlab.prompts import load_template
     from reactlab.react_agent import run_react
 
     registry = registry_for(task)
     guards = {"on": Guards.on, "off": Guards.off, "levers": Guards.levers}[config.guards](MAX_STEPS)
     use = ConstrainedConnection(conn, config.protocol, registry) if config.constrained else conn
+    react_name, native_name = PROMPT_LEVERS[config.prompt]
     t0 = time.perf_counter()
     if config.protocol == "native":
+        extra = {"system_prompt": load_template(native_name)} if native_name else {}
         result = run_function_calling(task.question, tools=registry, conn=use,
-                                      max_steps=MAX_STEPS, guards=guards)
+                                      max_steps=MAX_STEPS, guards=guards, **extra)
     else:
         style = config.protocol.removeprefix("react-")
+        extra = {"instructions": load_template(react_name)} if react_name else {}
         result = run_react(task.question, tools=registry, conn=use, max_steps=MAX_STEPS,
-                           style=style, guards=guards)
+                           style=style, guards=guards, **extra)
     wall = time.perf_counter() - t0
     rec = record(task, result, wall)
     rec.update(config=config.id, **{f"cfg_{k}": v for k, v in asdict(config).items()},
