@@ -10,8 +10,8 @@ readings (temperature, humidity, closing price, AQI; a lower AQI is better).
 Deliberately NOT here: parsing grammar. A clause is text between punctuation, a clause naming
 nobody continues the one before it, a clause naming two names is not checked, the claimed
 side of a comparison is the name before the word ("A 比 B 高", "A is higher than B"),
-negation is only "not / n't / 不 / 没" right before the word. Used by `reactlab.grader`; no
-notebook introduces it yet. About 300 lines: attribution and comparison share the clause
+negation is only "not / n't / 不 / 没" right before the word. Used by `reactlab.grader`, which
+notebook 04 introduces. About 300 lines: attribution and comparison share the clause
 splitting, so they stay in one module.
 """
 

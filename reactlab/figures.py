@@ -11,8 +11,8 @@ roundings of 22.4666666667; a date such as 2026-03-01 is the figures 2026, 03 an
 Deliberately NOT here: Chinese numerals (十二), words (seven), units and signs ("-3.7°C" is
 the figure 3.7: a dash in a date is not a minus), roundings to tens or hundreds (约1500 is not
 a rounding of 1530), and derivations of more than one step unless the answer writes each
-intermediate figure. `reactlab.grader` builds its verdict on this module; no notebook
-introduces it yet (notebook 08 checks a run's observations by hand).
+intermediate figure. `reactlab.grader` builds its verdict on this module; notebook 04 introduces the grader,
+and notebook 08 checks a run's figures against its observations by hand.
 """
 
 from __future__ import annotations
