@@ -35,8 +35,10 @@ print("\nAll OK — go on to 01." if all_ok else "\nFix the [FAIL] lines above, 
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import reactlab
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 conn
 

@@ -20,6 +20,7 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import json
 
 import openai
@@ -28,6 +29,7 @@ import requests
 import reactlab
 from reactlab.http import ProviderError, chat_url, post_chat, stream_chat, to_curl
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 conn
 
@@ -82,8 +84,8 @@ print(data["choices"][0]["message"]["content"])
 # A curl command is the easiest thing to paste into a bug report or a chat with a colleague.
 # It is also the easiest way to leak a key. `reactlab.http.to_curl` writes the command with
 # `$OPENAI_API_KEY` in place of the key, so the shell fills it in and the text never contains
-# it. (Seed 000 does the same with `export OPENAI_API_KEY="sk-xxx"` and
-# `-H "Authorization: Bearer $OPENAI_API_KEY"`.)
+# it. (The usual recipe is the same: `export OPENAI_API_KEY="sk-xxx"` once in the shell, then
+# `-H "Authorization: Bearer $OPENAI_API_KEY"` in every command.)
 
 # %%
 print(to_curl(url, conn.headers(), body))
@@ -99,7 +101,7 @@ print(to_curl("https://api.deepseek.com/v1/chat/completions",
 # %% [markdown]
 # ## 3. Anatomy of a response
 #
-# Before printing it, a prediction. Seed 000 shows one of DeepSeek-V3's responses on DashScope:
+# Before printing it, a prediction. A response from DeepSeek-V3 on DashScope, for example, has
 # an `id` like `chatcmpl-697b0627-…`, `"object": "chat.completion"`, a `created` Unix time,
 # one element in `choices` with `message`, `finish_reason: "stop"` and `index: 0`, and a
 # `usage` block (305 prompt tokens + 49 completion tokens = 354). Our local server speaks the

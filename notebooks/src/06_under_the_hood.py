@@ -21,6 +21,7 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import json
 import re
 import time
@@ -33,6 +34,7 @@ from reactlab.fc_agent import run_function_calling
 from reactlab.react_agent import run_react
 from reactlab.tools import ToolRegistry, default_registry
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 course = default_registry()
 weather_only = ToolRegistry([course.get("get_weather")])

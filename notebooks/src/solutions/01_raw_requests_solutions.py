@@ -5,6 +5,7 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import json
 
 import openai
@@ -13,6 +14,7 @@ import requests
 import reactlab
 from reactlab.http import chat_url, stream_chat
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 url = chat_url(conn.base_url)
 body = {

@@ -5,6 +5,7 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import re
 
 import reactlab
@@ -12,6 +13,7 @@ from reactlab.parsing import cut_at_stop
 from reactlab.prompts import react_system_prompt, react_user_message
 from reactlab.tools import ToolRegistry, get_closing_price, get_weather
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 INVENTED = re.compile(r"^[ \t>*]*Observation\b", re.MULTILINE)
 
@@ -45,7 +47,7 @@ print("real prices mentioned there:", [p for p in ("67.92", "1488.21") if p in n
 # %% [markdown]
 # ## 2. `stop=["Observation"]` and `stop=["\nObservation"]`
 #
-# - `"Observation"` (no colon) also catches seed 000's residue and a full-width
+# - `"Observation"` (no colon) also catches the recorded residue of notebook 02 and a full-width
 #   `Observation：` — but it stops on the word anywhere, even in a Thought such as
 #   "the Observation above shows…".
 # - `"\nObservation"` only stops at a line start, which is what an invented Observation looks
@@ -66,12 +68,12 @@ for stop in (["Observation"], ["\nObservation"]):
 #
 # Generation ends *before* the stop string and the string is not returned — so the model would
 # never get to write the answer. The reply would end with a Thought, and we could not even
-# tell "done" from "forgot to act". Seed 000's last reply shows what we would lose:
+# tell "done" from "forgot to act". The weather agent's last recorded reply shows what we would lose:
 
 # %%
-seed000_last = ("Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
+recorded_last = ("Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
                 "Final Answer: 北京的天气温度为23.4°C，湿度为43%……")
-print(repr(cut_at_stop(seed000_last, ["Final Answer:"])))
+print(repr(cut_at_stop(recorded_last, ["Final Answer:"])))
 
 # %% [markdown]
 # ## 4. Catching `观察：` too

@@ -4,6 +4,7 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import json
 
 import reactlab
@@ -14,6 +15,7 @@ from reactlab.server.toolcalls import parse_tool_calls
 from reactlab.server.weights import ensure_model
 from reactlab.tools import ToolRegistry, default_registry
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 course = default_registry()
 weather_only = ToolRegistry([course.get("get_weather")])
