@@ -54,6 +54,17 @@ print(system_prompt)
 # continues text. Once it has written an Action, what comes next in that pattern? The prompt
 # also says, in words, not to write an Observation. Words are a request, not a mechanism.
 #
+# ### ReAct vs chain-of-thought
+#
+# *Chain-of-thought* (CoT) prompting asks a model to reason step by step before it answers
+# ("Let's think step by step", "请一步一步思考"). All of that reasoning is text the model writes
+# from what it already knows: a chain of thought about 北京和广州的天气 can be careful and still
+# only guess the temperatures. **ReAct interleaves** the reasoning with *actions*: after a
+# `Thought:` comes an `Action:`, and the `Observation:` that follows comes from outside the model
+# — a tool we run — so the next thought can build on a fact the model did not have. That is also
+# the catch this notebook is about: the model has to stop after the Action and let us write the
+# Observation.
+#
 # The question goes in the user message (the weather agent puts it after `Question:`):
 
 # %%
@@ -341,6 +352,7 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 # | term | meaning |
 # |---|---|
 # | ReAct | Reason + Act: the model alternates Thought and Action; the program adds Observations |
+# | chain-of-thought (CoT) | reasoning written out step by step, in text only; no outside facts come in |
 # | Thought / Action / Observation | the model's reasoning / the tool call it asks for / the tool's result (written by *us*) |
 # | Final Answer | the label the model uses when it is done |
 # | stop sequence | a string that ends generation when the model writes it; not included in the reply |
