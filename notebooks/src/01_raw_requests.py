@@ -352,13 +352,51 @@ print("no status (network):", openai.APIConnectionError.__name__)
 # ## Exercises
 #
 # 1. Send the request of section 1 with `"stop": ["。"]`. What are the text and the
-#    `finish_reason` now? Is the `。` in the text?
+#    `finish_reason` now? Is the `。` in the text? (`answer_1`: the reply's JSON.)
 # 2. Stream a longer answer ("用三句话介绍广州。", `max_tokens=120`). Count the chunks that
 #    carry text and compare with `completion_tokens` in the usage chunk.
-# 3. Write `ask(question)` with `requests` only: it returns the reply's text, and for any status
-#    ≥ 400 raises a `RuntimeError` whose message is the server's `error.message`.
+#    (`answer_2 = (text_chunks, completion_tokens)`.)
+# 3. Write `ask(messages)` with `requests.post` only: it returns the reply's text, and for any
+#    status ≥ 400 raises a `RuntimeError` whose message is the server's `error.message`.
+#    (`answer_3 = ask`; the check calls it with `requests.post` replaced by two canned replies,
+#    a 200 and a 400, so no request leaves your machine.)
 # 4. Which status and which SDK exception do you get for `"temperature": "hot"`? Predict first.
-#
+#    (`answer_4`: the exception you caught.)
+
+# %% [markdown]
+# Each exercise has a starter cell (`answer_N = None`) and a check cell. The check
+# prints "not attempted yet" until you fill in the answer, ✔ when the result is right,
+# and otherwise stops with a message saying what is still wrong. It checks what your
+# code returned, never your wording, and never calls the model itself.
+
+# %%
+from reactlab.exercises.nb01 import check_1, check_2, check_3, check_4
+
+# %%
+answer_1 = None  # your code: the reply JSON (a dict) of section 1's request sent with "stop": ["。"]
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: (chunks that carried text, completion_tokens) for "用三句话介绍广州。"
+
+# %%
+check_2(answer_2)
+
+# %%
+answer_3 = None  # your code: def ask(messages): ... with requests.post; then answer_3 = ask
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: try: ...temperature="hot"... except openai.APIStatusError as exc: answer_4 = exc
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # Solutions: [solutions/01_raw_requests_solutions.ipynb](solutions/01_raw_requests_solutions.ipynb)
 #
 # ---

@@ -365,13 +365,50 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 #
 # 1. Send the stock agent's question (`青岛啤酒和贵州茅台的收盘价哪个贵？`) with the
 #    `action_input` prompt style and no `stop`. Did the model invent prices? Compare with the
-#    real closing prices (67.92 and 1488.21).
+#    real closing prices (67.92 and 1488.21). (`answer_1 = (text, invented)`: the reply, and
+#    your reading of it, True or False; the check reads the text too.)
 # 2. What changes with `stop=["Observation"]` (no colon)? With `stop=["\nObservation"]`?
-#    Predict, then run both.
-# 3. Why would `stop=["Final Answer:"]` be a bad idea?
+#    Predict, then run both on the weather question. (`answer_2`: the two replies' texts.)
+# 3. Why would `stop=["Final Answer:"]` be a bad idea? Cut the weather agent's last recorded
+#    reply, `"Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\nFinal Answer:
+#    北京的天气温度为23.4°C……"`, with `cut_at_stop` and that stop string, and look at what is left.
 # 4. Make `find_invented_observation` also catch `观察：` (a model answering in Chinese). Test it
-#    on three strings of your own.
-#
+#    on three strings of your own; the check runs it on six more.
+
+# %% [markdown]
+# Each exercise has a starter cell (`answer_N = None`) and a check cell. The check
+# prints "not attempted yet" until you fill in the answer, ✔ when the result is right,
+# and otherwise stops with a message saying what is still wrong. It checks what your
+# code returned, never your wording, and never calls the model itself.
+
+# %%
+from reactlab.exercises.nb02 import check_1, check_2, check_3, check_4
+
+# %%
+answer_1 = None  # your code: (reply text, True if it contains an Observation the model wrote itself)
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: {"Observation": reply_text, "\nObservation": reply_text}
+
+# %%
+check_2(answer_2)
+
+# %%
+answer_3 = None  # your code: cut_at_stop(<the last recorded reply, below>, ["Final Answer:"])
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: your improved find_invented_observation (the function itself)
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # Solutions: [solutions/02_stop_token_solutions.ipynb](solutions/02_stop_token_solutions.ipynb)
 #
 # ---

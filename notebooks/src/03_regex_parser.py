@@ -556,13 +556,50 @@ print(f"\nagree {agree}, differ {differ}, only the package parses {only_package}
 # ## Exercises
 #
 # 1. Teach `parse_step` the call syntax `Action: get_weather(location="北京")`. (Hint: one
-#    regex for `name(`, then `ast.parse`.)
+#    regex for `name(`, then `ast.parse`.) The check calls your function on four replies: two
+#    calls, one `Action Input`, one `Final Answer`.
 # 2. Feed `parse_step` 1,000 random strings built from the pieces `"Action:"`, `"Final Answer:"`,
-#    `"{"`, `"}"`, `"\n"`, `"北京"`. Does it ever raise anything but `ValueError`?
+#    `"{"`, `"}"`, `"\n"`, `"北京"`. Does it ever raise anything but `ValueError`? (The check
+#    fuzzes the function you give it with its own seeded strings, brackets and quotes included.)
 # 3. Pick a reply where `parse_step` and `parse_react` differ (or construct one). Who is right?
+#    (The check confirms they really differ; who is right is yours to argue.)
 # 4. The parser does not know which tools exist. What should the loop tell the model when it
 #    asks for `get_wether`? Try `ToolRegistry([get_weather]).run("get_wether", {"location": "北京"})`.
-#
+
+# %% [markdown]
+# Each exercise has a starter cell (`answer_N = None`) and a check cell. The check
+# prints "not attempted yet" until you fill in the answer, ✔ when the result is right,
+# and otherwise stops with a message saying what is still wrong. It checks what your
+# code returned, never your wording, and never calls the model itself.
+
+# %%
+from reactlab.exercises.nb03 import check_1, check_2, check_3, check_4
+
+# %%
+answer_1 = None  # your code: a parse_step that also reads Action: get_weather(location="北京")
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: answer_2 = parse_step (the check fuzzes it with 1,000 strings)
+
+# %%
+check_2(answer_2)
+
+# %%
+answer_3 = None  # your code: {"reply": text, "ours": attempt_parse_step(text)}
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: ToolRegistry([get_weather]).run("get_wether", {"location": "北京"})
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # Solutions: [solutions/03_regex_parser_solutions.ipynb](solutions/03_regex_parser_solutions.ipynb)
 #
 # ---

@@ -515,16 +515,52 @@ else:
 #
 # 1. **The second request.** Render, with `template.render`, the prompt of the *second* request of
 #    notebook 05 (user, assistant with `tool_calls`, `tool` result). Where did the tool result
-#    go, and in which role's turn?
+#    go, and in which role's turn? (`answer_1`: the rendered string.)
 # 2. **Break the parser.** Write three raw texts that a careless model might produce and that
 #    `parse_tool_calls` gets wrong or refuses (e.g. single quotes outside a tag, a call to an
-#    unknown tool in a fence). Say what you would want it to do instead.
+#    unknown tool in a fence). Say what you would want it to do instead. (`answer_2`: your
+#    texts; at least one must come back without a call.)
 # 3. **Name the function.** Force `calculator` on "306 乘以 5 等于多少？" with
 #    `tool_choice={"type": "function", "function": {"name": "calculator"}}` and print the
-#    `json_schema` and raw text from the debug view.
+#    `json_schema` and raw text from the debug view. (`answer_3`: the response.)
 # 4. **A fourth task.** Add a task that needs no tool at all ("用一句话解释什么是 JSON。") to the
-#    comparison. Which protocol spends more tokens on it, and why?
-#
+#    comparison. Which protocol spends more tokens on it, and why? (`answer_4`: both runs and
+#    your answer; print `grade(run)` under each run.)
+
+# %% [markdown]
+# Each exercise has a starter cell (`answer_N = None`) and a check cell. The check
+# prints "not attempted yet" until you fill in the answer, ✔ when the result is right,
+# and otherwise stops with a message saying what is still wrong. It checks what your
+# code returned, never your wording, and never calls the model itself.
+
+# %%
+from reactlab.exercises.nb06 import check_1, check_2, check_3, check_4
+
+# %%
+answer_1 = None  # your code: template.render(<user, assistant with tool_calls, tool>, tools=...)
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: {"label": raw_text, ...} — three texts or more
+
+# %%
+check_2(answer_2)
+
+# %%
+answer_3 = None  # your code: the response of the request with the named tool_choice
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: {"react": run, "native": run, "more_tokens": "react" or "native"}
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # Solutions: [solutions/06_under_the_hood_solutions.ipynb](solutions/06_under_the_hood_solutions.ipynb)
 #
 # ---
