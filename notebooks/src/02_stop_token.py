@@ -110,6 +110,8 @@ def find_invented_observation(text: str) -> int | None:
     return m.start() if m else None
 
 
+# %%
+# NBVAL_IGNORE_OUTPUT
 at = find_invented_observation(free_text)
 has_action = "Action" in free_text[: at if at is not None else len(free_text)]
 has_final = "Final Answer" in free_text
@@ -129,7 +131,7 @@ else:
           f"(finish_reason={free.choices[0].finish_reason!r}).")
 
 # %% [markdown]
-# The next cell shows the evidence for whichever case the model produced. When it invented an
+# The next two cells show the evidence for whichever case the model produced. When it invented an
 # Observation, we print what it invented and what came after it (often a `Final Answer` built
 # on those invented facts), next to what the real tool returns for 北京.
 #
@@ -138,7 +140,6 @@ else:
 # (`tests/data/react_outputs.json`) holds one — a real invented Observation from it.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
 import json
 from pathlib import Path
 
@@ -160,6 +161,8 @@ def recorded_invention() -> tuple[str, str] | None:
     return None
 
 
+# %%
+# NBVAL_IGNORE_OUTPUT
 if verdict == "invented":
     print("WHAT THE MODEL ASKED FOR (legitimate):\n" + free_text[:at].rstrip())
     print("\nWHAT IT MADE UP (nobody ran a tool):\n" + free_text[at:].strip())
