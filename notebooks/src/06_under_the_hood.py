@@ -305,8 +305,8 @@ print(json.dumps(tool_call_schema(weather_only.openai_tools(), name="get_weather
 # thoughts. Those are claims. Here are two of the series' tasks — the stock agent's question and
 # the savings agent's — under both loops: same model, same tools, same budget (`max_steps=5`,
 # `max_tokens=200`, temperature 0), each run graded by `grade` against what the notebook knows
-# is right (1420.29 and 贵州茅台; 1530 元 with today pinned). Four runs take about a minute and
-# a half on the local model.
+# is right (1420.29 and 贵州茅台; 1530 元 with today pinned). The cell prints how long the four
+# runs took.
 
 # %%
 today = course.call("get_today", {})
@@ -386,7 +386,7 @@ display(Markdown(comparison))
 # - **verdict** is the grader's, against the tools' data and the expected facts, not the
 #   model's confidence; ✘ names the failure (`wrong_answer`, `incomplete`, `invented_data`, …)
 #   and the run's own verdict line above gives the reason. A run can end with status `final`
-#   and still be ✘ — for example "青岛啤酒的收盘价更高" after fetching 67.92 and 1488.21: the
+#   and still be ✘ — an answer such as "青岛啤酒的收盘价更高" after fetching 67.92 and 1488.21: the
 #   figures are right, the comparison is backwards. (A substring check for "1420.29" would have
 #   called that answer correct.)
 # - Two tasks, one run each, temperature 0: enough to see the mechanics, far too few to rank
