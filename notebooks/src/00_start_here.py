@@ -83,7 +83,9 @@ said = asked.choices[0].message.content or ""
 today = course.call("get_today", {})
 print("the model, without tools:", said)
 print("the get_today tool:      ", today)
-print("does the model's reply contain that date?", today[:10] in said or "3月1日" in said)
+year, month, day = today[:10].split("-")
+print("does the model's reply contain that date?",
+      today[:10] in said or f"{int(month)}月{int(day)}日" in said)
 
 # %% [markdown]
 # Whatever the model wrote, it had no clock to read: a date in its reply is a guess, or a
