@@ -20,6 +20,7 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import json
 
 import openai
@@ -28,6 +29,7 @@ import requests
 import reactlab
 from reactlab.http import ProviderError, chat_url, post_chat, stream_chat, to_curl
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 conn
 
@@ -82,8 +84,8 @@ print(data["choices"][0]["message"]["content"])
 # A curl command is the easiest thing to paste into a bug report or a chat with a colleague.
 # It is also the easiest way to leak a key. `reactlab.http.to_curl` writes the command with
 # `$OPENAI_API_KEY` in place of the key, so the shell fills it in and the text never contains
-# it. (Seed 000 does the same with `export OPENAI_API_KEY="sk-xxx"` and
-# `-H "Authorization: Bearer $OPENAI_API_KEY"`.)
+# it. (The usual recipe is the same: `export OPENAI_API_KEY="sk-xxx"` once in the shell, then
+# `-H "Authorization: Bearer $OPENAI_API_KEY"` in every command.)
 
 # %%
 print(to_curl(url, conn.headers(), body))
@@ -99,7 +101,7 @@ print(to_curl("https://api.deepseek.com/v1/chat/completions",
 # %% [markdown]
 # ## 3. Anatomy of a response
 #
-# Before printing it, a prediction. Seed 000 shows one of DeepSeek-V3's responses on DashScope:
+# Before printing it, a prediction. A response from DeepSeek-V3 on DashScope, for example, has
 # an `id` like `chatcmpl-697b0627-…`, `"object": "chat.completion"`, a `created` Unix time,
 # one element in `choices` with `message`, `finish_reason: "stop"` and `index: 0`, and a
 # `usage` block (305 prompt tokens + 49 completion tokens = 354). Our local server speaks the
@@ -350,13 +352,51 @@ print("no status (network):", openai.APIConnectionError.__name__)
 # ## Exercises
 #
 # 1. Send the request of section 1 with `"stop": ["。"]`. What are the text and the
-#    `finish_reason` now? Is the `。` in the text?
+#    `finish_reason` now? Is the `。` in the text? (`answer_1`: the reply's JSON.)
 # 2. Stream a longer answer ("用三句话介绍广州。", `max_tokens=120`). Count the chunks that
 #    carry text and compare with `completion_tokens` in the usage chunk.
-# 3. Write `ask(question)` with `requests` only: it returns the reply's text, and for any status
-#    ≥ 400 raises a `RuntimeError` whose message is the server's `error.message`.
+#    (`answer_2 = (text_chunks, completion_tokens)`.)
+# 3. Write `ask(messages)` with `requests.post` only: it returns the reply's text, and for any
+#    status ≥ 400 raises a `RuntimeError` whose message is the server's `error.message`.
+#    (`answer_3 = ask`; the check calls it with `requests.post` replaced by two canned replies,
+#    a 200 and a 400, so no request leaves your machine.)
 # 4. Which status and which SDK exception do you get for `"temperature": "hot"`? Predict first.
-#
+#    (`answer_4`: the exception you caught.)
+
+# %% [markdown]
+# Each exercise has a starter cell (`answer_N = None`) and a check cell. The check
+# prints "not attempted yet" until you fill in the answer, ✔ when the result is right,
+# and otherwise stops with a message saying what is still wrong. It checks what your
+# code returned, never your wording, and never calls the model itself.
+
+# %%
+from reactlab.exercises.nb01 import check_1, check_2, check_3, check_4
+
+# %%
+answer_1 = None  # your code: the reply JSON (a dict) of section 1's request sent with "stop": ["。"]
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: (chunks that carried text, completion_tokens) for "用三句话介绍广州。"
+
+# %%
+check_2(answer_2)
+
+# %%
+answer_3 = None  # your code: def ask(messages): ... with requests.post; then answer_3 = ask
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: try: ...temperature="hot"... except openai.APIStatusError as exc: answer_4 = exc
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # Solutions: [solutions/01_raw_requests_solutions.ipynb](solutions/01_raw_requests_solutions.ipynb)
 #
 # ---

@@ -7,7 +7,7 @@
 # - read a ReAct system prompt and say what each part is for;
 # - spot an `Observation` the model wrote itself, and the answer it built on it;
 # - use `stop=["Observation:"]`, and explain the residue (`Observation` without its colon) in
-#   seed 000's transcript;
+#   a recorded run of the weather agent;
 # - cut a completion on the client side when a provider does not take `stop`.
 #
 # **Where we are:** notebook 01 sent raw requests and read the JSON. From now on we call
@@ -21,6 +21,7 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import re
 import time
 
@@ -29,13 +30,15 @@ from reactlab.parsing import cut_at_stop, strip_invented_observation
 from reactlab.prompts import react_system_prompt, react_user_message
 from reactlab.tools import ToolRegistry, get_weather
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 conn
 
 # %% [markdown]
 # ## 1. The ReAct prompt
 #
-# Seed 000 gives the model one tool, `get_weather`, and a system prompt adapted from LangChain.
+# The weather agent (the JSON-blob ReAct agent this series rebuilds: 北京 then 广州, one city per
+# step) gives the model one tool, `get_weather`, and a system prompt adapted from LangChain.
 # `reactlab.prompts` keeps such prompts as text files; `react_system_prompt` fills in the tool
 # list from a registry of tools (notebook 04 looks at tools properly). Read it once, slowly:
 
@@ -51,7 +54,18 @@ print(system_prompt)
 # continues text. Once it has written an Action, what comes next in that pattern? The prompt
 # also says, in words, not to write an Observation. Words are a request, not a mechanism.
 #
-# The question goes in the user message (seed 000 puts it after `Question:`):
+# ### ReAct vs chain-of-thought
+#
+# *Chain-of-thought* (CoT) prompting asks a model to reason step by step before it answers
+# ("Let's think step by step", "请一步一步思考"). All of that reasoning is text the model writes
+# from what it already knows: a chain of thought about 北京和广州的天气 can be careful and still
+# only guess the temperatures. **ReAct interleaves** the reasoning with *actions*: after a
+# `Thought:` comes an `Action:`, and the `Observation:` that follows comes from outside the model
+# — a tool we run — so the next thought can build on a fact the model did not have. That is also
+# the catch this notebook is about: the model has to stop after the Action and let us write the
+# Observation.
+#
+# The question goes in the user message (the weather agent puts it after `Question:`):
 
 # %%
 question = "北京和广州的天气怎么样？"
@@ -96,6 +110,8 @@ def find_invented_observation(text: str) -> int | None:
     return m.start() if m else None
 
 
+# %%
+# NBVAL_IGNORE_OUTPUT
 at = find_invented_observation(free_text)
 has_action = "Action" in free_text[: at if at is not None else len(free_text)]
 has_final = "Final Answer" in free_text
@@ -115,16 +131,15 @@ else:
           f"(finish_reason={free.choices[0].finish_reason!r}).")
 
 # %% [markdown]
-# The next cell shows the evidence for whichever case the model produced. When it invented an
+# The next two cells show the evidence for whichever case the model produced. When it invented an
 # Observation, we print what it invented and what came after it (often a `Final Answer` built
 # on those invented facts), next to what the real tool returns for 北京.
 #
 # If it did not invent one this run, the cell says so and shows a recorded example instead:
-# the seed's own statement, and — if the project's corpus of recorded local-model outputs
+# what a recorded run of the weather agent did, and — if the project's corpus of recorded local-model outputs
 # (`tests/data/react_outputs.json`) holds one — a real invented Observation from it.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
 import json
 from pathlib import Path
 
@@ -146,6 +161,8 @@ def recorded_invention() -> tuple[str, str] | None:
     return None
 
 
+# %%
+# NBVAL_IGNORE_OUTPUT
 if verdict == "invented":
     print("WHAT THE MODEL ASKED FOR (legitimate):\n" + free_text[:at].rstrip())
     print("\nWHAT IT MADE UP (nobody ran a tool):\n" + free_text[at:].strip())
@@ -153,7 +170,7 @@ elif verdict in ("no_tool", "final_after_action"):
     print("Answer written without a tool result:\n"
           + free_text[free_text.find("Final Answer"):].strip())
 else:
-    print("Seed 000, recorded with DeepSeek-V3: without `stop`, the model writes the whole "
+    print("The weather agent, recorded with DeepSeek-V3: without `stop`, the model writes the whole "
           "Thought/Action/Observation sequence itself and ends with an invented final answer.")
     example = recorded_invention()
     if example:
@@ -179,7 +196,7 @@ print(weather_tools.run("get_weather", {"location": "北京"})[0])
 # The chat-completions API has a parameter for this: `stop`, a string or a list of up to four
 # strings. The server checks the generated text as it grows; as soon as it contains a stop
 # string, generation ends, the stop string itself is **not** returned, and `finish_reason` is
-# `stop`. Seed 000 sends `"stop": "Observation:"` in every request for exactly this reason.
+# `stop`. The weather agent sends `"stop": "Observation:"` in every request for exactly this reason.
 #
 # Same messages, one more parameter:
 
@@ -210,18 +227,18 @@ print(f"the last 40 characters: {stopped_text[-40:]!r}")
 # cannot help: that is a different failure, and notebook 04's loop has to cope with it.)
 
 # %% [markdown]
-# ## 4. The stop residue in seed 000
+# ## 4. The stop residue in a recorded run
 #
-# Seed 000's second reply (DeepSeek-V3 on DashScope, `"stop": "Observation:"`,
+# The weather agent's second reply in one recorded run (DeepSeek-V3 on DashScope, `"stop": "Observation:"`,
 # `finish_reason: "stop"`) was recorded as this `content`:
 
 # %%
-seed000_reply2 = (
+recorded_reply2 = (
     "Thought: 我已经获取了北京的天气信息。接下来，我将获取广州的天气信息。\n\n"
     "Action:\n```\n{\n\"action\": \"get_weather\",\n\"action_input\": {\n"
     "\"location\": \"广州\"\n}\n}\n```\nObservation"
 )
-print(seed000_reply2)
+print(recorded_reply2)
 
 # %% [markdown]
 # Look at the last line: `Observation`, **without** the colon. The stop string `Observation:`
@@ -231,14 +248,14 @@ print(seed000_reply2)
 # next, so the stop string never matched. Either way, a stop string protects only against
 # the exact text it names.
 #
-# **Watch it break.** Seed 000's loop appends the reply and then its own Observation:
+# **Watch it break.** The weather agent's loop appends the reply and then its own Observation:
 # `scratchpad += content + "\nObservation: " + result`. With the residue, the next request
-# contains *two* Observation labels in a row — exactly what the seed's third request shows:
+# contains *two* Observation labels in a row — exactly what that run's third request shows:
 
 # %%
-# the CMA weather API's reply for 广州 in seed 000, shortened
+# the CMA weather API's reply for 广州 in that recorded run, shortened
 guangzhou_result = '{"msg":"success","code":0,"data":{"location":{"name":"广州"},"now":{"temperature":24.2}}}'
-naive_scratchpad = seed000_reply2 + f"\nObservation: {guangzhou_result}\n"
+naive_scratchpad = recorded_reply2 + f"\nObservation: {guangzhou_result}\n"
 print("… " + "\n".join(naive_scratchpad.splitlines()[-3:]))
 
 # %% [markdown]
@@ -248,7 +265,7 @@ print("… " + "\n".join(naive_scratchpad.splitlines()[-3:]))
 # complete invented Observation, as in section 2):
 
 # %%
-fixed = strip_invented_observation(seed000_reply2)
+fixed = strip_invented_observation(recorded_reply2)
 print("… " + "\n".join((fixed + f"\nObservation: {guangzhou_result}\n").splitlines()[-3:]))
 
 # %% [markdown]
@@ -282,7 +299,7 @@ print(repr(naive_cut("Action: get_weather\nObservation: 晴, 25°C\nFinal Answer
 # dangling `Observation` stays.
 
 # %%
-print(repr(naive_cut(seed000_reply2)[-30:]))
+print(repr(naive_cut(recorded_reply2)[-30:]))
 
 # %% [markdown]
 # So a client-side cut takes two steps: cut at the stop strings (`reactlab.parsing.cut_at_stop`,
@@ -331,13 +348,14 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 # - An invented Observation is fiction with the shape of data, and any `Final Answer` built on
 #   it is too. Code can detect it: a line that starts with `Observation`.
 # - `stop=["Observation:"]` ends generation right before it; the stop string is not returned.
-# - A stop string only catches its exact text: seed 000 recorded a residue `Observation` at the
+# - A stop string only catches its exact text: a recorded run of the weather agent left a residue `Observation` at the
 #   end of a reply. Strip it before appending the reply to the scratchpad.
 # - Without server-side `stop`, cut on the client: `cut_at_stop` + `strip_invented_observation`.
 #
 # | term | meaning |
 # |---|---|
 # | ReAct | Reason + Act: the model alternates Thought and Action; the program adds Observations |
+# | chain-of-thought (CoT) | reasoning written out step by step, in text only; no outside facts come in |
 # | Thought / Action / Observation | the model's reasoning / the tool call it asks for / the tool's result (written by *us*) |
 # | Final Answer | the label the model uses when it is done |
 # | stop sequence | a string that ends generation when the model writes it; not included in the reply |
@@ -348,15 +366,52 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 #
 # ## Exercises
 #
-# 1. Send the stock question of seed 002 (`青岛啤酒和贵州茅台的收盘价哪个贵？`) with the
+# 1. Send the stock agent's question (`青岛啤酒和贵州茅台的收盘价哪个贵？`) with the
 #    `action_input` prompt style and no `stop`. Did the model invent prices? Compare with the
-#    real closing prices (67.92 and 1488.21).
+#    real closing prices (67.92 and 1488.21). (`answer_1 = (text, invented)`: the reply, and
+#    your reading of it, True or False; the check reads the text too.)
 # 2. What changes with `stop=["Observation"]` (no colon)? With `stop=["\nObservation"]`?
-#    Predict, then run both.
-# 3. Why would `stop=["Final Answer:"]` be a bad idea?
+#    Predict, then run both on the weather question. (`answer_2`: the two replies' texts.)
+# 3. Why would `stop=["Final Answer:"]` be a bad idea? Cut the weather agent's last recorded
+#    reply, `"Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\nFinal Answer:
+#    北京的天气温度为23.4°C……"`, with `cut_at_stop` and that stop string, and look at what is left.
 # 4. Make `find_invented_observation` also catch `观察：` (a model answering in Chinese). Test it
-#    on three strings of your own.
-#
+#    on three strings of your own; the check runs it on six more.
+
+# %% [markdown]
+# Each exercise has a starter cell (`answer_N = None`) and a check cell. The check
+# prints "not attempted yet" until you fill in the answer, ✔ when the result is right,
+# and otherwise stops with a message saying what is still wrong. It checks what your
+# code returned, never your wording, and never calls the model itself.
+
+# %%
+from reactlab.exercises.nb02 import check_1, check_2, check_3, check_4
+
+# %%
+answer_1 = None  # your code: (reply text, True if it contains an Observation the model wrote itself)
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: {"Observation": reply_text, "\nObservation": reply_text}
+
+# %%
+check_2(answer_2)
+
+# %%
+answer_3 = None  # your code: cut_at_stop(<the last recorded reply, below>, ["Final Answer:"])
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: your improved find_invented_observation (the function itself)
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # Solutions: [solutions/02_stop_token_solutions.ipynb](solutions/02_stop_token_solutions.ipynb)
 #
 # ---

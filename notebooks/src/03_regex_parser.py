@@ -5,7 +5,7 @@
 #
 # **After this notebook you can:**
 # - pull the Final Answer, the tool name and the arguments out of a reply in either ReAct style
-#   (the JSON blob of seed 000, the `Action:` / `Action Input:` lines of seed 002);
+#   (the JSON blob of the weather agent, the `Action:` / `Action Input:` lines of the stock agent);
 # - run a parser over a pile of real replies and read off where and why it fails;
 # - harden it against what small models really write (fences, full-width colons, Python dicts,
 #   an invented Observation with an answer after it);
@@ -24,7 +24,9 @@
 # NBVAL_IGNORE_OUTPUT
 import ast
 import json
+import os
 import re
+from collections import Counter
 from pathlib import Path
 
 import reactlab
@@ -34,6 +36,7 @@ from reactlab.parsing import (
 from reactlab.prompts import react_system_prompt, react_user_message
 from reactlab.tools import ToolRegistry, get_closing_price, get_weather
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 conn
 
@@ -44,12 +47,13 @@ conn
 # real models:
 #
 # - **this run**: three fresh replies from the model behind `conn` — the weather question in the
-#   JSON style with `stop`, the same without `stop` (the messy case from notebook 02), and seed
-#   002's stock question in the `Action Input` style;
-# - **the seeds**: the replies recorded in seed 000 (DeepSeek-V3) and seed 002;
+#   JSON style with `stop`, the same without `stop` (the messy case from notebook 02), and the
+#   stock agent's question in the `Action Input` style;
+# - **the recorded agents**: replies recorded from the weather agent (JSON-blob ReAct, DeepSeek-V3)
+#   and the stock agent (`Action` / `Action Input` lines);
 # - **the corpus**: replies collected by the project in `tests/data/react_outputs.json` (in a
-#   checkout of the repository; the installed package does not ship it): more seed transcripts,
-#   recorded replies of the local model, and a few *handmade* shapes that other models are known
+#   checkout of the repository; the installed package does not ship it): recorded replies of the
+#   local model, and a few *handmade* shapes that other models are known
 #   to write. Handmade entries are labelled `handmade:` — they test the parser, but they are not
 #   evidence of what a model did.
 
@@ -76,22 +80,22 @@ for name, text in live.items():
     print(f"===== {name}\n{text}\n")
 
 # %% [markdown]
-# The seeds' replies, as recorded:
+# The two agents' replies, as recorded:
 
 # %%
-seeds = {
-    "seed 000 #1": "Thought: 我需要获取北京和广州的天气信息。首先，我将获取北京的天气。\n\nAction:\n```\n"
+recorded = {
+    "weather agent #1": "Thought: 我需要获取北京和广州的天气信息。首先，我将获取北京的天气。\n\nAction:\n```\n"
                    "{\n  \"action\": \"get_weather\",\n  \"action_input\": {\n    \"location\": \"北京\"\n  }\n}\n```",
-    "seed 000 #2": "Thought: 我已经获取了北京的天气信息。接下来，我将获取广州的天气信息。\n\nAction:\n```\n"
+    "weather agent #2": "Thought: 我已经获取了北京的天气信息。接下来，我将获取广州的天气信息。\n\nAction:\n```\n"
                    "{\n\"action\": \"get_weather\",\n\"action_input\": {\n\"location\": \"广州\"\n}\n}\n```\nObservation",
-    "seed 000 #3": "Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
+    "weather agent #3": "Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
                    "Final Answer: 北京的天气温度为23.4°C，湿度为43%，风向为西南风，风速为2.7米/秒。"
                    "广州的天气温度为24.2°C，湿度为79%，风向为东北风，风速为1.3米/秒。",
-    "seed 002 #1": "Thought: Do I need to use a tool? Yes\nAction: get_closing_price\n"
+    "stock agent #1": "Thought: Do I need to use a tool? Yes\nAction: get_closing_price\n"
                    "Action Input: {\"name\": \"青岛啤酒\"}",
-    "seed 002 #2": "Thought: Do I need to use a tool? Yes\nAction: get_closing_price\n"
+    "stock agent #2": "Thought: Do I need to use a tool? Yes\nAction: get_closing_price\n"
                    "Action Input: {\"name\": \"贵州茅台\"}",
-    "seed 002 #3": "Thought: Do I need to use a tool? No\nFinal Answer: 贵州茅台的收盘价为1488.21元，"
+    "stock agent #3": "Thought: Do I need to use a tool? No\nFinal Answer: 贵州茅台的收盘价为1488.21元，"
                    "青岛啤酒的收盘价为67.92元，因此贵州茅台的收盘价比青岛啤酒贵。",
 }
 
@@ -99,7 +103,6 @@ seeds = {
 # And the recorded corpus, if this is a checkout of the repository:
 
 # %%
-# NBVAL_IGNORE_OUTPUT
 def find_corpus() -> Path | None:
     for folder in [Path.cwd(), *Path.cwd().parents]:
         path = folder / "tests" / "data" / "react_outputs.json"
@@ -109,7 +112,8 @@ def find_corpus() -> Path | None:
 
 
 def load_corpus(path: Path | None) -> dict[str, str]:
-    """{label: reply} from the corpus; the seed replies are skipped (we have them above).
+    """{label: reply} from the corpus; its DeepSeek-V3 transcripts are skipped (the two agents'
+    replies are above).
 
     Entries marked `handmade` are not model output: shapes other models are known to write,
     typed in by hand. They are labelled as such and never used as evidence of what a model did.
@@ -120,14 +124,17 @@ def load_corpus(path: Path | None) -> dict[str, str]:
     out = {}
     for item in data.get("entries", []):
         source = item.get("source", "?")
-        if source not in ("seed000", "seed002") and isinstance(item.get("text"), str):
+        # local-model replies and handmade shapes; the DeepSeek-V3 transcripts are above
+        if (source.startswith("local") or source == "handmade") and isinstance(item.get("text"), str):
             out[f"{source}: {item.get('id', len(out))}"] = item["text"]
     return out
 
 
+# %%
+# NBVAL_IGNORE_OUTPUT
 corpus = load_corpus(find_corpus())
-replies = {**live, **seeds, **corpus}
-print(f"{len(live)} live + {len(seeds)} seed + {len(corpus)} corpus replies = {len(replies)}")
+replies = {**live, **recorded, **corpus}
+print(f"{len(live)} live + {len(recorded)} recorded + {len(corpus)} corpus replies = {len(replies)}")
 
 
 def show(text: str, width: int = 70) -> str:
@@ -136,9 +143,9 @@ def show(text: str, width: int = 70) -> str:
     return one if len(one) <= width else one[: width - 25] + " … " + one[-22:]
 
 # %% [markdown]
-# ## 2. The seeds' parsers, as they were written
+# ## 2. The two agents' parsers, as they were written
 #
-# Both seeds parse with two or three regular expressions. Seed 000 (JSON blob):
+# Both agents parse with two or three regular expressions. The weather agent (JSON blob):
 #
 # ```python
 # final  = re.search(r"\nFinal Answer:\s*(.*)", content)
@@ -146,7 +153,7 @@ def show(text: str, width: int = 70) -> str:
 # obj = json.loads(action.group(1)); obj["action"], obj["action_input"]
 # ```
 #
-# Seed 002 (`Action` / `Action Input` lines):
+# The stock agent (`Action` / `Action Input` lines):
 #
 # ```python
 # final  = re.search(r'Final Answer:\s*(.*)', text)
@@ -156,31 +163,32 @@ def show(text: str, width: int = 70) -> str:
 # ```
 #
 # Both check `Final Answer` **first**, and both let an exception from `json.loads` escape.
-# Here they are as functions that return what the seed's loop would have done:
+# Here they are as functions that return what the agent's loop would have done:
 
 # %%
-def seed000_parse(text):
+def weather_agent_parse(text):
     final = re.search(r"\nFinal Answer:\s*(.*)", text)
     if final:
         return ("final", final.group(1))
     m = re.compile(r"\nAction:\n`{3}(?:json)?\n(.*?)`{3}.*?$", re.DOTALL).search(text)
     if not m:
-        return ("invalid response", None)  # the seed prints an error and gives up
-    obj = json.loads(m.group(1))           # may raise: the seed's agent would crash
+        return ("invalid response", None)  # the agent prints an error and gives up
+    obj = json.loads(m.group(1))           # may raise: the agent would crash
     return ("action", obj["action"], obj["action_input"])
 
 
-def seed002_parse(text):
+def stock_agent_parse(text):
     final = re.search(r"Final Answer:\s*(.*)", text)
     if final:
         return ("final", final.group(1))
     action = re.search(r"Action:\s*(\w+)", text)
     action_input = re.search(r'Action Input:\s*({.*?}|".*?")', text, re.DOTALL)
     if not (action and action_input):
-        return ("nothing", None)  # the seed's while-True loop just asks again: a possible endless loop
+        return ("nothing", None)  # the agent's while-True loop just asks again: a possible endless loop
     return ("action", action.group(1), json.loads(action_input.group(1)))
 
 
+# %%
 def attempt(parser, text):
     try:
         return parser(text)
@@ -188,8 +196,8 @@ def attempt(parser, text):
         return ("CRASH", f"{type(exc).__name__}: {exc}"[:60])
 
 # %% [markdown]
-# Run each seed parser on the replies written in *its* style (the seed 000 parser on JSON-blob
-# replies, the seed 002 parser on `Action Input` replies), and look at the column on the right:
+# Run each agent's parser on the replies written in *its* style (the weather agent's parser on
+# JSON-blob replies, the stock agent's parser on `Action Input` replies), and look at the column on the right:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -197,14 +205,17 @@ def style_of(text: str) -> str:
     return "action_input" if re.search(r"Action\s*Input", text, re.I) or "tool?" in text else "json"
 
 
-seed_results = {}
+agent_results = {}
 for name, text in replies.items():
-    parser = seed002_parse if style_of(text) == "action_input" else seed000_parse
-    seed_results[name] = attempt(parser, text)
-    print(f"{name:<34} {parser.__name__:<14} -> {str(seed_results[name])[:70]}")
+    parser = stock_agent_parse if style_of(text) == "action_input" else weather_agent_parse
+    agent_results[name] = attempt(parser, text)
+    if name in live or name in recorded:  # the corpus is tallied below, not listed
+        print(f"{name:<34} {parser.__name__:<19} -> {str(agent_results[name])[:60]}")
+tally = Counter(agent_results[n][0] for n in corpus)
+print(f"\nthe {len(corpus)} corpus replies:", dict(tally))
 
 # %% [markdown]
-# **Watch it break.** The next cell picks out the replies where the seed parsers did something
+# **Watch it break.** The next cell picks out the replies where the agents' parsers did something
 # a loop cannot use: crashed, found nothing, or returned a `final` answer although the reply
 # also contains an Action (that answer was written *before any tool ran*). The list depends on
 # what the models wrote; the cell prints it, whatever it is.
@@ -212,7 +223,7 @@ for name, text in replies.items():
 # %%
 # NBVAL_IGNORE_OUTPUT
 def is_trouble(name):
-    kind = seed_results[name][0]
+    kind = agent_results[name][0]
     text = replies[name]
     answered_early = kind == "final" and re.search(r"Action\s*[:：]", text) and \
         text.find("Action") < text.find("Final Answer")
@@ -221,10 +232,10 @@ def is_trouble(name):
 
 trouble = [n for n in replies if is_trouble(n)]
 real = [n for n in trouble if not n.startswith("handmade")]
-print(f"{len(trouble)} of {len(replies)} replies trip the seed parsers; "
+print(f"{len(trouble)} of {len(replies)} replies trip the agents' parsers; "
       f"{len(real)} of them were written by a model:\n")
 for name in real:
-    print(f"--- {name}: {seed_results[name]}\n{replies[name][:400]}\n")
+    print(f"--- {name}: {str(agent_results[name])[:70]}\n    {show(replies[name], 110)}")
 print("handmade shapes that trip them too:", [n for n in trouble if n not in real])
 
 # %% [markdown]
@@ -290,7 +301,7 @@ for kind in ("action", "final", None):
     names = [n for n, k in labels.items() if k == kind]
     print(f"{str(kind):>6}: {len(names):>2} replies" + (f"  {names}" if kind is None else ""))
 print("\nthe no-stop reply of this run:", labels["live: weather, json, no stop"],
-      "(the seed 000 parser said:", seed_results["live: weather, json, no stop"][0] + ")")
+      "(the weather agent's parser said:", agent_results["live: weather, json, no stop"][0] + ")")
 
 # %% [markdown]
 # ## 5. The Final Answer: everything after the label
@@ -310,7 +321,7 @@ print(final_answer("Thought: done\nFinal Answer: 北京晴。\n广州多云。")
 # %% [markdown]
 # ## 6. The JSON blob: find the object, do not regex it
 #
-# The seed 000 regex tries to find the JSON by its fence. But a regex cannot match balanced
+# The weather agent's regex tries to find the JSON by its fence. But a regex cannot match balanced
 # braces, and fences vary (```` ``` ````, ```` ```json ````, none at all). A sturdier plan:
 # find the first `{` after `Action:` and let the JSON decoder itself say where the object ends —
 # `json.JSONDecoder().raw_decode(text, i)` returns the object and the index after it, and
@@ -425,6 +436,7 @@ def parse_step(text):
     raise ValueError("no `Action:` and no `Final Answer:` found")
 
 
+# %%
 def attempt_parse_step(text):
     try:
         return parse_step(text)
@@ -434,13 +446,16 @@ def attempt_parse_step(text):
 # %%
 # NBVAL_IGNORE_OUTPUT
 mine = {name: attempt_parse_step(text) for name, text in replies.items()}
-for name, result in mine.items():
-    print(f"{name:<34} {str(seed_results[name])[:32]:<33} -> {str(result)[:60]}")
-print(f"\nseed parsers in trouble: {len(trouble)}; parse_step errors: "
+changed = [n for n in replies if mine[n][0] != agent_results[n][0]]  # the verdict changed
+for name in changed[:25]:
+    print(f"{name[:34]:<34} {str(agent_results[name])[:26]:<27} -> {str(mine[name])[:50]}")
+print(f"({len(changed)} of {len(replies)} replies changed kind; the other "
+      f"{len(replies) - len(changed)} read the same way" + (", first 25 shown)" if len(changed) > 25 else ")"))
+print(f"\nagents' parsers in trouble: {len(trouble)}; parse_step errors: "
       f"{sum(r[0] == 'ERROR' for r in mine.values())} of {len(replies)}")
 
 # %% [markdown]
-# Left column: the seed parser; right: ours. Where ours still says `ERROR`, read the reply
+# Only the replies whose outcome changed are listed. Left column: the agent's parser; right: ours. Where ours still says `ERROR`, read the reply
 # above: sometimes the reply really has no usable step, and then an error is the right answer —
 # as long as it is a good one.
 
@@ -449,7 +464,7 @@ print(f"\nseed parsers in trouble: {len(trouble)}; parse_step errors: "
 #
 # In an agent, a parse error is not the end: the loop sends it back to the model as the next
 # Observation and lets it try again (notebook 04). So the message has one reader who matters:
-# the model. "invalid response" (seed 000) tells it nothing. A useful message says **what was
+# the model. "invalid response" (the weather agent) tells it nothing. A useful message says **what was
 # wrong** and **the exact format to use**. Compare ours with the package's on a few broken
 # replies — one of them is a Python call, a shape our `parse_step` does not know:
 
@@ -461,12 +476,15 @@ broken = {
     "no step": "Thought: 我需要先查一下北京的天气。",
     "python call": 'Action: get_weather(location="北京")',
 }
+shown_in_full = False
 for name, text in broken.items():
     print(f"=== {name}\n  parse_step : {attempt_parse_step(text)}")
     try:
         print(f"  parse_react: {parse_react(text)!r}")
-    except ReActParseError as exc:
-        print("  parse_react: ReActParseError\n    " + str(exc).replace("\n", "\n    "))
+    except ReActParseError as exc:  # the whole message once; then its first line
+        message = str(exc) if not shown_in_full else str(exc).splitlines()[0] + " …"
+        shown_in_full = True
+        print("  parse_react: ReActParseError\n    " + message.replace("\n", "\n    "))
 
 # %% [markdown]
 # ## 10. This now lives in the package
@@ -487,6 +505,8 @@ def as_tuple(parsed):
     return ("action", parsed.tool, parsed.args)
 
 
+# %%
+# NBVAL_IGNORE_OUTPUT
 agree = differ = only_package = only_ours = both_fail = 0
 for name, text in replies.items():
     try:
@@ -536,13 +556,50 @@ print(f"\nagree {agree}, differ {differ}, only the package parses {only_package}
 # ## Exercises
 #
 # 1. Teach `parse_step` the call syntax `Action: get_weather(location="北京")`. (Hint: one
-#    regex for `name(`, then `ast.parse`.)
+#    regex for `name(`, then `ast.parse`.) The check calls your function on four replies: two
+#    calls, one `Action Input`, one `Final Answer`.
 # 2. Feed `parse_step` 1,000 random strings built from the pieces `"Action:"`, `"Final Answer:"`,
-#    `"{"`, `"}"`, `"\n"`, `"北京"`. Does it ever raise anything but `ValueError`?
+#    `"{"`, `"}"`, `"\n"`, `"北京"`. Does it ever raise anything but `ValueError`? (The check
+#    fuzzes the function you give it with its own seeded strings, brackets and quotes included.)
 # 3. Pick a reply where `parse_step` and `parse_react` differ (or construct one). Who is right?
+#    (The check confirms they really differ; who is right is yours to argue.)
 # 4. The parser does not know which tools exist. What should the loop tell the model when it
 #    asks for `get_wether`? Try `ToolRegistry([get_weather]).run("get_wether", {"location": "北京"})`.
-#
+
+# %% [markdown]
+# Each exercise has a starter cell (`answer_N = None`) and a check cell. The check
+# prints "not attempted yet" until you fill in the answer, ✔ when the result is right,
+# and otherwise stops with a message saying what is still wrong. It checks what your
+# code returned, never your wording, and never calls the model itself.
+
+# %%
+from reactlab.exercises.nb03 import check_1, check_2, check_3, check_4
+
+# %%
+answer_1 = None  # your code: a parse_step that also reads Action: get_weather(location="北京")
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: answer_2 = parse_step (the check fuzzes it with 1,000 strings)
+
+# %%
+check_2(answer_2)
+
+# %%
+answer_3 = None  # your code: {"reply": text, "ours": attempt_parse_step(text)}
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: ToolRegistry([get_weather]).run("get_wether", {"location": "北京"})
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # Solutions: [solutions/03_regex_parser_solutions.ipynb](solutions/03_regex_parser_solutions.ipynb)
 #
 # ---

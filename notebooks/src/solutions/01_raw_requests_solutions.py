@@ -5,14 +5,17 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import json
 
 import openai
 import requests
 
 import reactlab
+from reactlab.exercises.nb01 import check_1, check_2, check_3, check_4
 from reactlab.http import chat_url, stream_chat
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 url = chat_url(conn.base_url)
 body = {
@@ -38,6 +41,8 @@ data = requests.post(url, headers=conn.headers(), json={**body, "stop": ["。"]}
 text = data["choices"][0]["message"]["content"]
 print(repr(text))
 print("finish_reason:", data["choices"][0]["finish_reason"], "| '。' in text:", "。" in text)
+answer_1 = data
+check_1(answer_1)
 
 # %% [markdown]
 # ## 2. Chunks vs tokens
@@ -59,6 +64,8 @@ for chunk in stream_chat(conn.base_url, conn.headers(), long_body):
     usage = chunk.get("usage") or usage
 print(text)
 print("chunks with text:", text_chunks, "| completion_tokens:", (usage or {}).get("completion_tokens"))
+answer_2 = (text_chunks, (usage or {}).get("completion_tokens"))
+check_2(answer_2)
 
 # %% [markdown]
 # ## 3. `ask(question)` with `requests` only
@@ -86,6 +93,10 @@ try:
 except RuntimeError as exc:
     print("RuntimeError:", exc)
 
+# %%
+answer_3 = ask
+check_3(answer_3)  # runs ask against two canned replies (200 and 400): no request is sent
+
 # %% [markdown]
 # ## 4. `"temperature": "hot"`
 #
@@ -94,13 +105,16 @@ except RuntimeError as exc:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+answer_4 = None
 try:
     conn.client.chat.completions.create(model=conn.model, temperature="hot", max_tokens=5,
                                         messages=[{"role": "user", "content": "hi"}])
     print("accepted (this server ignores or converts the bad value)")
 except openai.APIStatusError as exc:
+    answer_4 = exc
     print(type(exc).__name__, exc.status_code, "|", exc.message)
     print(json.dumps(exc.body, ensure_ascii=False)[:300])
+check_4(answer_4)
 
 # %% [markdown]
 # ---

@@ -5,13 +5,16 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import re
 
 import reactlab
+from reactlab.exercises.nb02 import check_1, check_2, check_3, check_4
 from reactlab.parsing import cut_at_stop
 from reactlab.prompts import react_system_prompt, react_user_message
 from reactlab.tools import ToolRegistry, get_closing_price, get_weather
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 INVENTED = re.compile(r"^[ \t>*]*Observation\b", re.MULTILINE)
 
@@ -41,11 +44,13 @@ print("\ninvented Observation:", bool(m))
 numbers = re.findall(r"\d+(?:\.\d+)?", text[m.start():] if m else "")
 print("numbers after it:", numbers)
 print("real prices mentioned there:", [p for p in ("67.92", "1488.21") if p in numbers])
+answer_1 = (text, bool(m))
+check_1(answer_1)
 
 # %% [markdown]
 # ## 2. `stop=["Observation"]` and `stop=["\nObservation"]`
 #
-# - `"Observation"` (no colon) also catches seed 000's residue and a full-width
+# - `"Observation"` (no colon) also catches the recorded residue of notebook 02 and a full-width
 #   `Observation：` — but it stops on the word anywhere, even in a Thought such as
 #   "the Observation above shows…".
 # - `"\nObservation"` only stops at a line start, which is what an invented Observation looks
@@ -57,21 +62,26 @@ weather_tools = ToolRegistry([get_weather])
 weather_messages = [
     {"role": "system", "content": react_system_prompt(weather_tools)},
     {"role": "user", "content": react_user_message("北京和广州的天气怎么样？")}]
+answer_2 = {}
 for stop in (["Observation"], ["\nObservation"]):
     text, finish = complete(weather_messages, max_tokens=200, stop=stop)
+    answer_2[stop[0]] = text
     print(f"stop={stop!r}: finish_reason={finish}, ends with {text[-40:]!r}")
+check_2(answer_2)
 
 # %% [markdown]
 # ## 3. Why not `stop=["Final Answer:"]`?
 #
 # Generation ends *before* the stop string and the string is not returned — so the model would
 # never get to write the answer. The reply would end with a Thought, and we could not even
-# tell "done" from "forgot to act". Seed 000's last reply shows what we would lose:
+# tell "done" from "forgot to act". The weather agent's last recorded reply shows what we would lose:
 
 # %%
-seed000_last = ("Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
+recorded_last = ("Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
                 "Final Answer: 北京的天气温度为23.4°C，湿度为43%……")
-print(repr(cut_at_stop(seed000_last, ["Final Answer:"])))
+answer_3 = cut_at_stop(recorded_last, ["Final Answer:"])
+print(repr(answer_3))
+check_3(answer_3)
 
 # %% [markdown]
 # ## 4. Catching `观察：` too
@@ -87,6 +97,8 @@ def find_invented_observation(text):
 
 for s in ("Action: get_weather\n观察：北京晴", "Thought: 我观察到……", "Action: x\nObservation: 1"):
     print(repr(s), "->", find_invented_observation(s))
+answer_4 = find_invented_observation
+check_4(answer_4)
 
 # %% [markdown]
 # The second string mentions 观察 inside a sentence: not a line start, no colon — rightly

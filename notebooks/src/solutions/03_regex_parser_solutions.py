@@ -11,6 +11,7 @@ import json
 import random
 import re
 
+from reactlab.exercises.nb03 import check_1, check_2, check_3, check_4
 from reactlab.parsing import ReActParseError, parse_react, strip_invented_observation
 from reactlab.tools import ToolRegistry, get_weather
 
@@ -31,6 +32,7 @@ def final_answer(text):
     return m.group(1).strip() if m else None
 
 
+# %%
 def first_object(text, start=0):
     i = text.find("{", start)
     if i == -1:
@@ -48,6 +50,7 @@ def first_object(text, start=0):
         return value
 
 
+# %%
 def json_action(text):
     label = ACTION_RE.search(text)
     blob = first_object(text, label.end() if label else 0)
@@ -68,6 +71,7 @@ def action_input_action(text):
     return tool, args
 
 
+# %%
 def parse_step(text):
     text = strip_invented_observation(text)
     label = first_label(text)
@@ -106,6 +110,8 @@ def parse_step_v2(text):
 
 print(parse_step_v2('Thought: 查北京\nAction: get_weather(location="北京")'))
 print(parse_step_v2('Action: get_weather\nAction Input: {"location": "广州"}'))
+answer_1 = parse_step_v2
+check_1(answer_1)
 
 # %% [markdown]
 # `ast.parse` raises `SyntaxError` for something like `get_weather(北京 天气)` — a real parser
@@ -131,6 +137,8 @@ for _ in range(1000):
 print(f"{len(other)} of 1000 raised something other than ValueError")
 for s, name in other[:5]:
     print(f"  {name}: {s!r}")
+answer_2 = parse_step
+check_2(answer_2)  # the check fuzzes it again with its own seeded strings
 
 # %% [markdown]
 # `json.JSONDecodeError` is a subclass of `ValueError`, and so is `ReActParseError`: that is
@@ -160,6 +168,14 @@ for name, text in cases.items():
         theirs = ("ERROR", exc.code)
     print(f"{name}\n  parse_step : {ours}\n  parse_react: {theirs}")
 
+# %%
+bold = cases["bold labels"]
+try:
+    answer_3 = {"reply": bold, "ours": parse_step(bold)}
+except ValueError as exc:
+    answer_3 = {"reply": bold, "ours": ("ERROR", str(exc))}
+check_3(answer_3)
+
 # %% [markdown]
 # Who is right? For the bold labels, `parse_step` keeps a stray space in the tool name and the
 # `**` in the input, so the input is no longer JSON — wrong (the registry would then reject
@@ -172,7 +188,9 @@ for name, text in cases.items():
 # ## 4. A tool that does not exist
 
 # %%
-print(ToolRegistry([get_weather]).run("get_wether", {"location": "北京"}))
+answer_4 = ToolRegistry([get_weather]).run("get_wether", {"location": "北京"})
+print(answer_4)
+check_4(answer_4)
 
 # %% [markdown]
 # The message says what is wrong, suggests the likely name and lists what exists: everything

@@ -4,16 +4,20 @@
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
 import json
 
 import reactlab
+from reactlab.exercises.nb06 import check_1, check_2, check_3, check_4
 from reactlab.fc_agent import run_function_calling
+from reactlab.grader import grade
 from reactlab.react_agent import run_react
 from reactlab.server.template import ChatTemplate
 from reactlab.server.toolcalls import parse_tool_calls
 from reactlab.server.weights import ensure_model
 from reactlab.tools import ToolRegistry, default_registry
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 conn = reactlab.connect()
 course = default_registry()
 weather_only = ToolRegistry([course.get("get_weather")])
@@ -30,7 +34,9 @@ second = [
         "function": {"name": "get_weather", "arguments": "{\"location\": \"北京\"}"}}]},
     {"role": "tool", "tool_call_id": "call_1", "content": course.call("get_weather", {"location": "北京"})},
 ]
-print(template.render(second, tools=weather_only.openai_tools()).split("</tools>", 1)[1])
+answer_1 = template.render(second, tools=weather_only.openai_tools())
+print(answer_1.split("</tools>", 1)[1])
+check_1(answer_1)
 
 # %% [markdown]
 # The assistant's call is written back as `<tool_call>…</tool_call>` in an assistant turn, and
@@ -50,6 +56,8 @@ tricky = {
 for label, text in tricky.items():
     parsed = parse_tool_calls(text, tool_names=["get_weather"])
     print(f"{label:<26} calls={[(c.name, c.arguments) for c in parsed.calls]} content={parsed.content!r:.60}")
+answer_2 = tricky
+check_2(answer_2)
 
 # %% [markdown]
 # - Single quotes outside a tag are not JSON; the parser leaves the text as content. Accepting
@@ -74,6 +82,8 @@ dbg = (r.model_extra or {}).get("reactlab", {})
 print("schema:", json.dumps(dbg.get("json_schema"), ensure_ascii=False))
 print("raw text:", dbg.get("raw_text"))
 print("calls:", [(c.function.name, c.function.arguments) for c in r.choices[0].message.tool_calls or []])
+answer_3 = r
+check_3(answer_3)
 
 # %% [markdown]
 # A named choice gives a schema whose `name` is a constant: the model only chooses the
@@ -85,10 +95,15 @@ print("calls:", [(c.function.name, c.function.arguments) for c in r.choices[0].m
 # NBVAL_IGNORE_OUTPUT
 q = "用一句话解释什么是 JSON。"
 tools = ToolRegistry([course.get("get_weather"), course.get("calculator")])
+runs = {}
 for label, agent in [("react", run_react), ("native", run_function_calling)]:
-    run = agent(q, tools=tools, conn=conn, max_steps=3, max_tokens=200)
+    run = runs[label] = agent(q, tools=tools, conn=conn, max_steps=3, max_tokens=200)
     print(f"{label:<7} {run.status:<10} steps={len(run.steps)} prompt={run.usage.get('prompt_tokens')} "
           f"completion={run.usage.get('completion_tokens')} answer={(run.answer or '')[:60]!r}")
+    print("       ", grade(run))
+spent = {k: r.usage.get("prompt_tokens", 0) + r.usage.get("completion_tokens", 0) for k, r in runs.items()}
+answer_4 = {**runs, "more_tokens": max(spent, key=spent.get)}
+check_4(answer_4)
 
 # %% [markdown]
 # A question that needs no tool costs one model call in the best case, and then the difference
