@@ -21,7 +21,7 @@
 # %% [markdown]
 # ## Setup
 #
-# The first line pins "today" (notebook 00 explains why); this notebook does not use the date,
+# The first line pins "today" (notebook 00 explains why); only exercise 2 asks for the date,
 # but every notebook that talks to the model starts the same way.
 
 # %%
@@ -338,7 +338,8 @@ print(grade(short_run, Expected(parts=("北京", "广州"))))
 
 # %% [markdown]
 # Compare the last three lines. A city the answer names but no tool result came back for is a
-# city whose figures the model made up — and the verdict lists those figures as unsupported.
+# city whose figures the model made up — and the verdict says so: it lists figures no tool
+# result supports, or says that city was given another city's figures.
 # The final request asks for an answer "with what you already know", and nothing stops a small
 # model from filling the gap anyway. If the answer names only the fetched city, it is honest
 # but incomplete, and the verdict says that instead. Either way the run did not finish
