@@ -17,7 +17,7 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
 a draft answer. Failure-mode names and their order are the benchmark's (`MODES`; the rules are
 in benchmarks/scoring.py, which builds on this module). Deliberately NOT here: wording, tone,
 language, units, common knowledge (pass it as `Expected(figures=…)`), calling a tool or a
-model. No notebook introduces the grader yet (notebook 08 checks a run's log by hand).
+model. Notebook 04 introduces the grader: every live run in the series is followed by its verdict.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@
 # - declare tools with `tools=[…]`, recognise `finish_reason == "tool_calls"` and read each call's `id`, `name` and `arguments`;
 # - answer a call with a `role: "tool"` message that carries its `tool_call_id`, and explain the 400 you get when the assistant message with `tool_calls` is missing;
 # - assemble streamed argument fragments by hand, then with `ToolCallAccumulator` — including DashScope's `"id": ""` chunks;
-# - run several calls from one reply in parallel, put the results back in call order, and run seed 001's savings question end to end.
+# - finish a round trip — streamed or not — with a second response whose `finish_reason` is `"stop"`;
+# - run several calls from one reply in parallel, put the results back in call order, and run the savings agent's question end to end.
 #
 # **Where we are:** notebook 04 ran the ReAct loop on plain text: a prompt that teaches a format,
 # `stop`, and a parser. Here the API does the formatting. We keep the course tools from 04
@@ -22,13 +23,17 @@
 # %%
 # NBVAL_IGNORE_OUTPUT
 import json
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import openai
 
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 import reactlab
+from reactlab.grader import Expected, grade
 from reactlab.http import stream_chat
+from reactlab.runlog import RunResult, Step, ToolCallRecord
 from reactlab.tools import ToolRegistry, default_registry
 
 conn = reactlab.connect()
@@ -40,8 +45,8 @@ print("course tools:", course.names())
 #
 # In ReAct the tool list was prose inside the system prompt. With native calls it is a request
 # parameter: a list of JSON Schema descriptions. The model reads `description` like an
-# instruction sheet — seed 001 §2.2 insists it say *when* to use the tool and give an example
-# value for every argument. Here is one entry, produced by the registry from the function's
+# instruction sheet, so a good one says *when* to use the tool and gives an example value for
+# every argument. Here is one entry, produced by the registry from the function's
 # docstring and type hints:
 
 # %%
@@ -113,13 +118,13 @@ print(json.dumps(tool_message, ensure_ascii=False, indent=2))
 # %% [markdown]
 # ## 4. Watch it break: the missing assistant message
 #
-# Seed 003 (a DashScope walkthrough) shows its second request like this: the user question, then
-# directly the `tool` message. The assistant message that *made* the call is not there, and the
+# A widely copied DashScope tutorial shows its second request like this: the user question,
+# then directly the `tool` message. The assistant message that *made* the call is not there, and the
 # `tool_call_id` (`call_xyz789`) points at a call the conversation never contains. Here is that
-# request, with the article's own tool and weather figures, sent to our local server:
+# request, with the tutorial's own tool and weather figures, sent to our local server:
 
 # %%
-seed003_tool = {
+tutorial_tool = {
     "type": "function",
     "function": {
         "name": "get_current_weather",
@@ -131,17 +136,17 @@ seed003_tool = {
         },
     },
 }
-seed003_user = {"role": "user", "content": "今天的天气怎么样？我想出去露营，需要准备什么"}
-seed003_result = {"role": "tool", "tool_call_id": "call_xyz789",
+tutorial_user = {"role": "user", "content": "今天的天气怎么样？我想出去露营，需要准备什么"}
+tutorial_result = {"role": "tool", "tool_call_id": "call_xyz789",
                   "content": json.dumps({"temp": 32, "humidity": 75, "condition": "雷阵雨"},
                                         ensure_ascii=False)}
-broken_messages = [seed003_user, seed003_result]  # as in the article: no assistant message
+broken_messages = [tutorial_user, tutorial_result]  # as in the tutorial: no assistant message
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 try:
     reply = conn.client.chat.completions.create(
-        model=conn.model, messages=broken_messages, tools=[seed003_tool],
+        model=conn.model, messages=broken_messages, tools=[tutorial_tool],
         temperature=0, max_tokens=120)
     print("The server accepted it and answered:", reply.choices[0].message.content)
 except openai.APIStatusError as err:
@@ -153,22 +158,21 @@ except openai.APIStatusError as err:
 # of the assistant message right before it. OpenAI's API and the local server refuse the request
 # (above is what the local server said); other providers differ in wording — and a provider that
 # accepts such a list anyway leaves the model reading a weather report that answers no question it
-# remembers asking, which is seed 001's warning that a broken order makes the model "suddenly
-# dumb". The fix is to echo the assistant message exactly as it came: same `id`, same name, same
+# remembers asking: a broken order makes the model look "suddenly dumb". The fix is to echo the assistant message exactly as it came: same `id`, same name, same
 # `arguments` string.
 
 # %%
-seed003_call = {"role": "assistant", "content": None, "tool_calls": [{
+tutorial_call = {"role": "assistant", "content": None, "tool_calls": [{
     "id": "call_xyz789", "type": "function",
     "function": {"name": "get_current_weather", "arguments": json.dumps({"location": "北京"},
                                                                         ensure_ascii=False)}}]}
-fixed_messages = [seed003_user, seed003_call, seed003_result]
+fixed_messages = [tutorial_user, tutorial_call, tutorial_result]
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 t0 = time.perf_counter()
 reply = conn.client.chat.completions.create(
-    model=conn.model, messages=fixed_messages, tools=[seed003_tool], temperature=0, max_tokens=150)
+    model=conn.model, messages=fixed_messages, tools=[tutorial_tool], temperature=0, max_tokens=150)
 print(f"finish_reason: {reply.choices[0].finish_reason}   ({time.perf_counter() - t0:.1f} s)")
 print(reply.choices[0].message.content or reply.choices[0].message.tool_calls)
 
@@ -197,18 +201,66 @@ for m in conversation:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-final = conn.client.chat.completions.create(
+again = conn.client.chat.completions.create(
     model=conn.model, messages=conversation, tools=weather_only.openai_tools(),
     temperature=0, max_tokens=150)
-print("finish_reason:", final.choices[0].finish_reason)
-print(final.choices[0].message.content or final.choices[0].message.tool_calls)
+print("finish_reason:", again.choices[0].finish_reason)
+print(again.choices[0].message.content or again.choices[0].message.tool_calls)
 
 # %% [markdown]
 # Read the output before moving on. A `finish_reason` of `"stop"` means the model answered from
-# the tool result; another `"tool_calls"` means it wants more (section 7's loop handles that);
-# an empty answer is a known habit of small models right after a tool result — the package's
-# loop re-asks once when it happens.
+# the tool result. Another `"tool_calls"` means it wants more — and this small model, offered
+# the tool again, often asks for the very call whose result it has just been given (last time
+# we ran this notebook it asked for 北京's weather a second time). The request is right; the
+# model's choice is not.
 #
+# When every result the question needs is in the conversation, we can take the choice away:
+# `tool_choice="none"` keeps the tools declared but allows only a text answer (the local server
+# then shows the model no tool list at all; notebook 06 shows how). The package's loops do the
+# same for their last request when a budget runs out: they send it without tools.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+final = conn.client.chat.completions.create(
+    model=conn.model, messages=conversation, tools=weather_only.openai_tools(),
+    tool_choice="none", temperature=0, max_tokens=150)
+print("finish_reason:", final.choices[0].finish_reason)
+print("answer:", final.choices[0].message.content)
+
+# %% [markdown]
+# That closes the round trip: request → `tool_calls` → our tool → `role: "tool"` → an answer
+# with `finish_reason: "stop"`. (An empty answer is a known habit of small models right after
+# a tool result — the package's loop re-asks once when it happens.)
+#
+# Is the answer right? The grader of notebook 04 reads a `RunResult`. A conversation we drove by
+# hand becomes one with a few lines — one `Step` per request, its tool calls with their
+# results, and the answer:
+
+# %%
+def args_of(arguments):
+    """Decoded arguments, or the text itself when it is not JSON."""
+    try:
+        return json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return arguments
+
+
+def as_run(question, requests, answer, status="final"):
+    """A hand-driven conversation as a RunResult for grade(); requests: one list of
+    (name, arguments, observation, is_error) per model reply that asked for tools."""
+    steps = [Step(i, "action", tool_calls=[ToolCallRecord(n, args_of(a), o, error=e)
+                                           for n, a, o, e in calls])
+             for i, calls in enumerate(requests, 1)]
+    if answer is not None:  # None: the conversation stopped before any answer
+        steps.append(Step(len(steps) + 1, "final" if answer else "empty", answer))
+    return RunResult(question, answer, status, steps)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+round_trip = as_run(question, [[(call.function.name, args, observation, is_error)]],
+                    final.choices[0].message.content)
+print(grade(round_trip, Expected(parts=("北京",))))
+
 # ## 5. Streaming: arguments arrive in pieces
 #
 # With `stream=True` the reply comes as many small chunks, and a tool call is spread over them:
@@ -252,21 +304,24 @@ print(assemble_naive(live_chunks))
 
 # %% [markdown]
 # Whether that worked on the local stream depends on how the server spells its chunks (look at
-# the output above). Now seed 003's DashScope stream. The article recorded two chunks — one with
+# the output above). Now the DashScope tutorial's stream. It recorded two chunks — one with
 # the tail of the arguments and `"id": ""`, and the closing one with `finish_reason:
 # "tool_calls"`. The opening chunk with the id, the name and the start of the arguments was not
-# shown, so we **reconstruct** it (marked below); the other two are the article's, unchanged.
+# shown, so we **reconstruct** it (marked below); the other two are the tutorial's, unchanged.
+
+# %%
+opening_chunk = {  # RECONSTRUCTED (not in the tutorial): id, name, start of the arguments
+    "id": "chatcmpl-7ed551c3-8360-9710-b4c6-5191d3c4db2a", "object": "chat.completion.chunk",
+    "model": "qwen-plus",
+    "choices": [{"index": 0, "finish_reason": None, "delta": {"content": None, "tool_calls": [
+        {"index": 0, "id": "call_reconstructed", "type": "function",
+         "function": {"name": "get_current_weather", "arguments": "{\"location\":"}}]}}],
+}
 
 # %%
 dashscope_chunks = [
-    {  # RECONSTRUCTED (not in the article): the opening chunk with id, name, start of arguments
-        "id": "chatcmpl-7ed551c3-8360-9710-b4c6-5191d3c4db2a", "object": "chat.completion.chunk",
-        "model": "qwen-plus",
-        "choices": [{"index": 0, "finish_reason": None, "delta": {"content": None, "tool_calls": [
-            {"index": 0, "id": "call_reconstructed", "type": "function",
-             "function": {"name": "get_current_weather", "arguments": "{\"location\":"}}]}}],
-    },
-    {  # RECORDED in seed 003
+    opening_chunk,
+    {  # RECORDED in the tutorial
         "id": "chatcmpl-7ed551c3-8360-9710-b4c6-5191d3c4db2a", "object": "chat.completion.chunk",
         "created": 1785218854, "model": "qwen-plus",
         "choices": [{"delta": {"tool_calls": [{"function": {"arguments": " \"北京\"}"},
@@ -275,7 +330,7 @@ dashscope_chunks = [
                      "index": 0, "finish_reason": None, "logprobs": None}],
         "usage": None,
     },
-    {  # RECORDED in seed 003
+    {  # RECORDED in the tutorial
         "id": "chatcmpl-7ed551c3-8360-9710-b4c6-5191d3c4db2a", "object": "chat.completion.chunk",
         "created": 1785218854, "model": "qwen-plus",
         "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls", "logprobs": None}],
@@ -303,7 +358,7 @@ def assemble_by_index(chunks: list[dict]) -> list[dict]:
     return [calls[i] for i in sorted(calls)]
 
 
-for name, chunks in [("local stream", live_chunks), ("DashScope (seed 003)", dashscope_chunks)]:
+for name, chunks in [("local stream", live_chunks), ("DashScope tutorial", dashscope_chunks)]:
     print(f"{name:<22}", assemble_by_index(chunks))
 
 # %% [markdown]
@@ -319,7 +374,7 @@ for name, chunks in [("local stream", live_chunks), ("DashScope (seed 003)", das
 # %%
 from reactlab.streaming import ToolCallAccumulator
 
-for name, chunks in [("local stream", live_chunks), ("DashScope (seed 003)", dashscope_chunks)]:
+for name, chunks in [("local stream", live_chunks), ("DashScope tutorial", dashscope_chunks)]:
     acc = ToolCallAccumulator()
     for chunk in chunks:
         acc.add(chunk)
@@ -327,18 +382,50 @@ for name, chunks in [("local stream", live_chunks), ("DashScope (seed 003)", das
     print("  ", json.dumps(acc.message(), ensure_ascii=False))
 
 # %% [markdown]
-# The same works on the SDK's own stream objects:
+# The same works on the SDK's own stream objects — and with it we can take the streamed round
+# trip to its end. First the streamed request, assembled as it arrives:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-acc = ToolCallAccumulator()
-for chunk in conn.client.chat.completions.create(
-        model=conn.model, messages=[{"role": "user", "content": question}],
-        tools=weather_only.openai_tools(), temperature=0, max_tokens=200, stream=True):
-    acc.add(chunk)
-print(acc.chunks, "chunks ->", acc.finish_reason, acc.tool_calls or repr(acc.content))
+def stream_once(messages, **options):
+    """One streamed request, assembled by ToolCallAccumulator."""
+    acc = ToolCallAccumulator()
+    for chunk in conn.client.chat.completions.create(
+            model=conn.model, messages=messages, tools=weather_only.openai_tools(),
+            temperature=0, max_tokens=200, stream=True, **options):
+        acc.add(chunk)
+    return acc
+
+
+streamed = stream_once([{"role": "user", "content": question}])
+if not streamed.tool_calls:  # answered directly: ask again, obliged to call (section 2)
+    print("no tool call this time; asking again with tool_choice='required'")
+    streamed = stream_once([{"role": "user", "content": question}], tool_choice="required")
+print(streamed.chunks, "chunks ->", streamed.finish_reason, streamed.tool_calls)
 
 # %% [markdown]
+# Then the rest of the round trip: run the tool, echo `streamed.message()` (the assistant turn,
+# with every call as it was assembled), add one `tool` message per call id, and stream the
+# second request. As in section 4, the second request says `tool_choice="none"`: every result
+# is in, so the one thing left to do is answer.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+streamed_calls, streamed_conversation = [], [{"role": "user", "content": question},
+                                             streamed.message()]
+for c in streamed.tool_calls:
+    text, failed = weather_only.run(c["function"]["name"], c["function"]["arguments"])
+    streamed_calls.append((c["function"]["name"], c["function"]["arguments"], text, failed))
+    streamed_conversation.append({"role": "tool", "tool_call_id": c["id"], "content": text})
+second = stream_once(streamed_conversation, tool_choice="none")
+print("second response: finish_reason =", second.finish_reason)
+print("answer:", second.content)
+print(grade(as_run(question, [streamed_calls], second.content), Expected(parts=("北京",))))
+
+# %% [markdown]
+# `finish_reason: "stop"` and an answer: that is the whole streamed round trip. If the verdict
+# says ✘, its reasons say what the answer got wrong against the tool result above it.
+#
 # ## 6. Parallel calls: 北京 *and* 广州
 #
 # One reply may hold several calls — the model saying "these are independent, run them all".
@@ -349,8 +436,9 @@ print(acc.chunks, "chunks ->", acc.finish_reason, acc.tool_calls or repr(acc.con
 # %%
 # NBVAL_IGNORE_OUTPUT
 two_cities = "北京和广州今天天气怎么样？"
+parallel_conversation = [{"role": "user", "content": two_cities}]
 reply = conn.client.chat.completions.create(
-    model=conn.model, messages=[{"role": "user", "content": two_cities}],
+    model=conn.model, messages=parallel_conversation,
     tools=weather_only.openai_tools(), parallel_tool_calls=True, temperature=0, max_tokens=200)
 pmsg = reply.choices[0].message
 print("finish_reason:", reply.choices[0].finish_reason, "| calls:", len(pmsg.tool_calls or []))
@@ -360,27 +448,73 @@ if not pmsg.tool_calls:
     print("content:", pmsg.content)
 
 # %% [markdown]
-# Independent calls can run at the same time (seed 001 §6.2 uses a thread pool). The results
+# ### Watch it break: two cities in one call
+#
+# `get_weather` takes ONE city (its description says so). A call like `{"location": "北京, 广州"}`
+# is a failure of planning, not a parallel call: the tool refuses it. (When this notebook was
+# last run, the model did exactly that: one call, `"北京, 广州"`.) Run what the model asked for
+# and grade this first reply as if the run had stopped here. The verdict is ✘ in any case —
+# there is no answer yet — so read the reasons after the first: a city listed as having "no
+# tool result" got nothing from this reply. If the line above the verdict says True, this time
+# the model made one call per city, and only the missing answer is left.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# demo: break
+first_results = []
+for c in pmsg.tool_calls or []:
+    text, failed = weather_only.run(c.function.name, c.function.arguments)
+    first_results.append((c.function.name, c.function.arguments, text, failed))
+    print(f"  {c.function.arguments} -> {text[:90]}")
+print("each city in a call of its own:",
+      sorted(json.loads(a).get("location", "") for _, a, _, e in first_results if not e)
+      == ["北京", "广州"] if first_results else "no calls")
+print(grade(as_run(two_cities, [first_results], None, status="max_steps"),
+            Expected(parts=("北京", "广州"))))
+
+# %% [markdown]
+# The error text goes back as the tool result — that is what `registry.run` returns instead of
+# raising — so the model can read it and try again. Echo the assistant message, answer each call
+# id, and ask again. (When the notebook was last run, the model read the refusal and asked for
+# 北京 and 广州 in two calls in one reply: a real parallel call. The cell asks again only if a
+# call above failed, and prints what the model did this time.)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+asked_again = bool(pmsg.tool_calls) and any(failed for *_, failed in first_results)
+if asked_again:
+    parallel_conversation += [assistant_message(pmsg)] + [
+        {"role": "tool", "tool_call_id": c.id, "content": text}
+        for c, (_, _, text, _) in zip(pmsg.tool_calls, first_results)]
+    reply = conn.client.chat.completions.create(
+        model=conn.model, messages=parallel_conversation, tools=weather_only.openai_tools(),
+        parallel_tool_calls=True, temperature=0, max_tokens=200)
+    pmsg = reply.choices[0].message
+else:
+    print("No failed call to correct: the next cells use the first reply as it is.")
+print("finish_reason:", reply.choices[0].finish_reason, "| calls:", len(pmsg.tool_calls or []))
+for c in pmsg.tool_calls or []:
+    print("  ", c.id, c.function.name, c.function.arguments)
+
+# %% [markdown]
+# Independent calls can run at the same time, for instance in a thread pool. The results
 # must still go back **in call order**, each with its own `tool_call_id`. To make the point
-# visible we slow the *first* call down on purpose, so it finishes last:
+# visible we slow the *first* call down on purpose, so it finishes last. The calls are the ones
+# the model just made — if it made fewer than two, the cell says so, and there is no order to
+# get wrong.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
          for c in pmsg.tool_calls or []]
-if len(calls) < 2:  # keep the demo meaningful whatever the model did
-    print(f"The model asked for {len(calls)} call(s); adding a hand-made second call for the demo.")
-    calls = (calls or [{"id": "call_a", "name": "get_weather",
-                        "arguments": '{"location": "北京"}'}])[:1]
-    calls.append({"id": "call_b", "name": "get_weather", "arguments": '{"location": "广州"}'})
-
+print(f"the model asked for {len(calls)} call(s) in this reply")
 finished = []
 
 
 def run_call(position_and_call):
     position, c = position_and_call
     time.sleep(0.3 if position == 0 else 0.0)  # the first call is slow ON PURPOSE
-    text, _ = weather_only.run(c["name"], c["arguments"])
+    text, failed = weather_only.run(c["name"], c["arguments"])
     finished.append(c["id"])
     return {"role": "tool", "tool_call_id": c["id"], "content": text}
 
@@ -396,8 +530,8 @@ for m in tool_messages:
 # %% [markdown]
 # `pool.map` hands results back in the order the calls were submitted, whatever order they
 # finished in — that is all "results in order" takes. If one of the results above starts with
-# `Error:`, the model sent something the tool refused (two cities in one call, for instance);
-# that text goes back as the observation, so the model can correct itself on the next step.
+# `Error:`, the model sent something the tool refused; that text goes back as the observation,
+# so the model can correct itself on the next step.
 #
 # ### This now lives in the package
 #
@@ -412,27 +546,71 @@ from reactlab.tools import execute_calls
 
 api_shaped = [{"id": c["id"], "type": "function",
                "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]
-for outcome in execute_calls(weather_only, api_shaped):
+outcomes = execute_calls(weather_only, api_shaped)
+for outcome in outcomes:
     print(outcome.id, outcome.name, outcome.arguments, "error" if outcome.error else "ok",
           "->", outcome.observation[:60])
 
 # %% [markdown]
+# To finish the conversation, the results go back and the model answers (again with
+# `tool_choice="none"`, since we will not run more calls here). The verdict grades the whole
+# exchange: both replies' calls, their results, and the answer.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+if calls:
+    parallel_conversation += [assistant_message(pmsg)] + tool_messages
+last = conn.client.chat.completions.create(
+    model=conn.model, messages=parallel_conversation, tools=weather_only.openai_tools(),
+    tool_choice="none", temperature=0, max_tokens=200)
+print("finish_reason:", last.choices[0].finish_reason)
+print("answer:", last.choices[0].message.content)
+second_results = [(o.name, o.arguments, o.observation, o.error) for o in outcomes]
+requests = ([first_results] if asked_again else []) + ([second_results] if calls else [])
+exchange = as_run(two_cities, requests, last.choices[0].message.content)
+print(grade(exchange, Expected(parts=("北京", "广州"))))
+
 # ## 7. The loop: 今天是几号…每天存 5 元
 #
-# Seed 001's headline task: *今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？*
+# The savings agent's task: *今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？*
 # It needs three dependent calls — `get_today`, then `days_between`, then `calculator` — so the
 # model must see each result before it can ask for the next. The whole native loop is short:
 # ask; if there are `tool_calls`, echo the assistant message, answer every id, ask again; if not,
 # that is the answer.
+
+# %% [markdown]
+# ### Why the calculator parses instead of calling `eval`
+#
+# The last tool of the chain, `calculator`, receives an expression the model wrote. The
+# one-line version, `eval(expression)`, runs *any* Python the model writes: an "expression"
+# like `__import__('os').system('rm -rf ~')` would run a shell command on your machine.
+# `reactlab.tools.calculator` never calls `eval`: it parses the text into a syntax tree (`ast`)
+# and evaluates only numbers, arithmetic operators, parentheses and four functions (max, min,
+# abs, round). Anything else is refused with a `ValueError` whose message tells the model what to
+# write instead — and `registry.run` turns that into an `Error: …` tool result. Here is an
+# unsafe string, caught (it is never evaluated):
+
+# %%
+from reactlab.tools import calculator
+
+print("306 * 5 =", calculator("306 * 5"))
+unsafe = "__import__('os').system('echo this would run a shell command')"
+try:
+    calculator(unsafe)
+except ValueError as exc:
+    print("refused:", exc)
+
+# %% [markdown]
+# Now the loop. It returns a `RunResult` built with `as_run` (section 4), so the grader can
+# read it like any other run.
 
 # %%
 savings_q = "今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？"
 savings_tools = ToolRegistry([course.get(n) for n in ("get_today", "days_between", "calculator")])
 
 
-def tiny_loop(question: str, registry: ToolRegistry, max_steps: int = 5,
-              log: list | None = None) -> str | None:
-    messages = [{"role": "user", "content": question}]
+def tiny_loop(question: str, registry: ToolRegistry, max_steps: int = 5) -> RunResult:
+    messages, requests = [{"role": "user", "content": question}], []
     for step in range(1, max_steps + 1):
         r = conn.client.chat.completions.create(
             model=conn.model, messages=messages, tools=registry.openai_tools(),
@@ -440,26 +618,21 @@ def tiny_loop(question: str, registry: ToolRegistry, max_steps: int = 5,
         m = r.choices[0].message
         if not m.tool_calls:
             print(f"[{step}] answer: {m.content!r}")
-            return m.content
+            return as_run(question, requests, m.content)
         messages.append(assistant_message(m))
+        requests.append([])
         for c in m.tool_calls:
-            text, _ = registry.run(c.function.name, c.function.arguments)
-            if log is not None:
-                log.append((c.function.name, c.function.arguments))
+            text, failed = registry.run(c.function.name, c.function.arguments)
+            requests[-1].append((c.function.name, c.function.arguments, text, failed))
             print(f"[{step}] {c.function.name}({c.function.arguments}) -> {text[:80]}")
             messages.append({"role": "tool", "tool_call_id": c.id, "content": text})
     print(f"stopped after {max_steps} steps without an answer")
-    return None
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-t0 = time.perf_counter()
-tiny_calls = []
-tiny_answer = tiny_loop(savings_q, savings_tools, log=tiny_calls)
-print(f"({time.perf_counter() - t0:.0f} s)")
+    return as_run(question, requests, None, status="max_steps")
 
 # %% [markdown]
-# Is it right? We compute the expected figures with the same tools, without a model:
+# Is it right? We compute the expected figures with the same tools, without a model — with
+# "today" pinned to 2026-03-01 that is 306 days and 306 × 5 = 1530 元 — and hand them to the
+# grader as `Expected(figures=...)`:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -467,14 +640,14 @@ today = savings_tools.call("get_today", {})
 days = int(savings_tools.call("days_between", {"date1": today, "date2": "2027-01-01"}))
 expected = days * 5
 print(f"today {today}, {days} days to 2027-01-01, {days} × 5 = {expected} 元")
+savings_expected = Expected(figures=(str(days), str(expected)))  # pinned: ("306", "1530")
 
-
-def mentions(answer: str | None, number: int) -> bool:
-    digits = (answer or "").replace(",", "").replace("，", "")
-    return str(number) in digits
-
-
-print("the tiny loop's answer contains", expected, ":", mentions(tiny_answer, expected))
+# %%
+# NBVAL_IGNORE_OUTPUT
+t0 = time.perf_counter()
+tiny = tiny_loop(savings_q, savings_tools)
+print(f"({time.perf_counter() - t0:.0f} s)")
+print(grade(tiny, savings_expected))
 
 # %% [markdown]
 # The answer is only half the story; the calls say how the model got there. Which dates did it
@@ -482,15 +655,9 @@ print("the tiny loop's answer contains", expected, ":", mentions(tiny_answer, ex
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-def decoded(arguments: str) -> dict:
-    try:
-        value = json.loads(arguments or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-dates = [str(v) for name, a in tiny_calls if name == "days_between" for v in decoded(a).values()]
+tiny_calls = [(c.name, c.arguments) for s in tiny.steps for c in s.tool_calls]
+dates = [str(v) for name, a in tiny_calls if name == "days_between" and isinstance(a, dict)
+         for v in a.values()]
 print("called get_today:", any(name == "get_today" for name, _ in tiny_calls))
 print("dates given to days_between:", dates or "none")
 odd = [d for d in dates if not d.startswith(today[:10]) and d != "2027-01-01"]
@@ -523,7 +690,7 @@ for step in run.steps:
     print(format_step(step))
 print("\nstatus:", run.status, "| answer:", run.answer)
 print("usage:", run.usage)
-print("answer contains", expected, ":", mentions(run.answer, expected))
+print(grade(run, savings_expected))
 
 # %% [markdown]
 # Whichever way this run went, the record says exactly where: which call came at which step,
@@ -537,7 +704,12 @@ print("answer contains", expected, ":", mentions(run.answer, expected))
 # Native tool calling moves the tool protocol out of the prompt text and into the API: tools go
 # in as JSON Schema, calls come out as structured `tool_calls`, results go back as `tool`
 # messages. What it asks in return is bookkeeping: echo the assistant message, answer every id,
-# keep the order — and, when streaming, glue the argument fragments back together.
+# keep the order — and, when streaming, glue the argument fragments back together. A round
+# trip ends with a response whose `finish_reason` is `"stop"`; when a small model keeps asking
+# for calls it already has the results of, `tool_choice="none"` asks for the answer. A tool
+# that evaluates what the model wrote (the calculator) parses it and allows only arithmetic —
+# never `eval`. And a hand-driven conversation becomes a `RunResult`, so the grader's verdict
+# can say whether its answer rests on the tool results.
 #
 # | term | meaning |
 # |---|---|
@@ -552,20 +724,55 @@ print("answer contains", expected, ":", mentions(run.answer, expected))
 #
 # ## Exercises
 #
-# 1. **The wrong id.** Send seed 003's fixed request (section 4) but with the `tool` message's
-#    `tool_call_id` changed to `"call_other"`. What does the local server say? Then leave the
-#    assistant message in but drop the `tool` message. What now?
-# 2. **Interleaved fragments.** Write the chunk dicts for two parallel calls whose fragments
-#    alternate (index 0, 1, 0, 1) and where the second call's id is repeated on every fragment.
-#    Check `assemble_by_index` and `ToolCallAccumulator` on them.
-# 3. **Parallel and in order.** Write `run_in_order(calls, registry)` that runs calls in a thread
-#    pool and returns the `tool` messages in call order, using `concurrent.futures.as_completed`
-#    (which yields in *finishing* order) rather than `map`. Test it with a tool that sleeps.
+# Each exercise has a cell to fill in and a check cell under it; the check reads what your code
+# produced (it never calls the model) and prints ✔, "not attempted yet", or what is still wrong.
+#
+# 1. **The wrong id.** Take the tutorial's fixed request (section 4: `tutorial_user`,
+#    `tutorial_call`, `tutorial_result`) and break it twice: (a) the `tool` message's
+#    `tool_call_id` changed to `"call_other"`; (b) the assistant message kept, the `tool` message
+#    dropped. Send both to the local server and print what it says. Set `answer_1` to the two
+#    message lists, `(wrong_id, no_result)`.
+# 2. **Interleaved fragments.** Write the chunk dicts for two parallel calls — `get_weather` for
+#    北京 (index 0) and for 广州 (index 1) — whose fragments alternate (index 0, 1, 0, 1) and
+#    where the second call's id is repeated on every one of its fragments. Check
+#    `assemble_by_index` and `ToolCallAccumulator` on them; set `answer_2` to the chunk list.
+# 3. **Parallel and in order.** Write `run_in_order(calls, registry)` that runs calls (dicts with
+#    `id`, `name`, `arguments`) in a thread pool and returns the `tool` messages in call order,
+#    using `concurrent.futures.as_completed` (which yields in *finishing* order) rather than
+#    `map`. Set `answer_3` to the function; the check runs it on a tool that sleeps.
 # 4. **青岛啤酒 vs 贵州茅台.** Run `run_function_calling` on "青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高？"
-#    with `get_closing_price` and `calculator`. How many calls per step did the model make? Is
-#    the comparison in the answer consistent with the tool results?
+#    with `get_closing_price` and `calculator`, and set `answer_4` to the result. How many calls
+#    per step did the model make? Does the grader's verdict
+#    (`Expected(figures=("67.92", "1488.21"), winner="贵州茅台")`) agree with your reading?
 #
 # Solutions: [solutions/05_native_tool_calls_solutions.ipynb](solutions/05_native_tool_calls_solutions.ipynb)
-#
+
+# %%
+from reactlab.exercises.nb05 import check_1, check_2, check_3, check_4
+
+answer_1 = None  # your code: (wrong_id_messages, no_result_messages)
+
+# %%
+check_1(answer_1)
+
+# %%
+answer_2 = None  # your code: a list of chunk dicts, fragments alternating index 0, 1, 0, 1
+
+# %%
+check_2(answer_2)
+
+# %%
+answer_3 = None  # your code: def run_in_order(calls, registry): ...; answer_3 = run_in_order
+
+# %%
+check_3(answer_3)
+
+# %%
+answer_4 = None  # your code: run_function_calling("青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高？", ...)
+
+# %%
+check_4(answer_4)
+
+# %% [markdown]
 # ---
 # Prev: [04 · The scratchpad](04_scratchpad.ipynb) | Index: [README](../README.md) | Next: [06 · Under the hood](06_under_the_hood.ipynb)

@@ -1,141 +1,176 @@
 # %% [markdown]
 # # 04 · The scratchpad — solutions
 # *Worked solutions to the exercises of [04 · The scratchpad](../04_scratchpad.ipynb). The
-# outputs come from the local model; the code reports what it did.*
+# outputs come from the local model; the code reports what it did, and each run is followed
+# by its verdict.*
 #
-# The two loops of the notebook, without the request printing (a `verbose` switch keeps the
-# output short):
+# The notebook's loops again, without the request printing, so the output stays short. They
+# return a `RunResult`, as in the notebook.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+import os
+
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 import reactlab
+from reactlab.exercises.nb04 import check_1, check_2, check_3, check_4
+from reactlab.grader import Expected, grade
 from reactlab.parsing import FinalAnswer, ReActParseError, parse_react, strip_invented_observation
 from reactlab.prompts import react_system_prompt, react_user_message
 from reactlab.react_agent import run_react
+from reactlab.runlog import RunResult, Step, ToolCallRecord
 from reactlab.tools import ToolRegistry, default_registry, get_closing_price, get_today, get_weather
 
 conn = reactlab.connect()
 weather_q, stock_q = "北京和广州的天气怎么样？", "青岛啤酒和贵州茅台的收盘价哪个贵？"
 weather_tools, stock_tools = ToolRegistry([get_weather]), ToolRegistry([get_closing_price])
 
-
-def step_once(messages, style):
-    """One request: (cleaned text, parsed step or the ReActParseError)."""
-    reply = conn.client.chat.completions.create(model=conn.model, messages=messages,
-                                                stop=["Observation:"], max_tokens=256,
-                                                temperature=0)
+# %%
+def ask(messages, tools, number, style):
+    """One request: send, clean, parse, run the tool. Returns (Step, answer, observation)."""
+    reply = conn.client.chat.completions.create(
+        model=conn.model, messages=messages, stop=["Observation:"], max_tokens=256, temperature=0)
     text = strip_invented_observation(reply.choices[0].message.content or "")
+    step = Step(number, "action", text, prompt_tokens=reply.usage.prompt_tokens)
     try:
-        return text, parse_react(text, style=style)
+        parsed = parse_react(text, style=style)
     except ReActParseError as exc:
-        return text, exc
+        step.kind, step.error = "parse_error", str(exc)
+        return step, None, step.error
+    if isinstance(parsed, FinalAnswer):
+        step.kind = "final"
+        return step, parsed.answer, None
+    observation, is_error = tools.run(parsed.tool, parsed.args)
+    step.tool_calls.append(ToolCallRecord(parsed.tool, parsed.args, observation, error=is_error))
+    return step, None, observation
 
-
+# %%
 def react_scratchpad(question, tools, max_steps=5, style="json"):
-    system, scratchpad, calls = react_system_prompt(tools, style=style), "", []
-    for _ in range(max_steps):
-        text, parsed = step_once([{"role": "system", "content": system},
-                                  {"role": "user", "content": react_user_message(
-                                      question, scratchpad, style=style)}], style)
-        if isinstance(parsed, FinalAnswer):
-            return parsed.answer, calls
-        if isinstance(parsed, ReActParseError):
-            observation = str(parsed)
-        else:
-            calls.append((parsed.tool, parsed.args))
-            observation, _ = tools.run(parsed.tool, parsed.args)
-        scratchpad += f"{text}\nObservation: {observation}\n"
-    return None, calls
+    system, scratchpad, steps = react_system_prompt(tools, style=style), "", []
+    for number in range(1, max_steps + 1):
+        messages = [{"role": "system", "content": system},
+                    {"role": "user", "content": react_user_message(question, scratchpad, style=style)}]
+        step, answer, observation = ask(messages, tools, number, style)
+        steps.append(step)
+        if answer is not None:
+            return RunResult(question, answer, "final", steps, messages=messages)
+        scratchpad += f"{step.text}\nObservation: {observation}\n"
+    return RunResult(question, None, "max_steps", steps, messages=messages)
 
-
+# %%
 def react_chat(question, tools, max_steps=5, style="action_input", stop_on_repeat=False):
     messages = [{"role": "system", "content": react_system_prompt(tools, style=style)},
                 {"role": "user", "content": react_user_message(question, style=style)}]
-    calls = []
-    for _ in range(max_steps):
-        text, parsed = step_once(messages, style)
-        if isinstance(parsed, FinalAnswer):
-            return parsed.answer, calls
-        if isinstance(parsed, ReActParseError):
-            observation = str(parsed)
-        else:
-            call = (parsed.tool, parsed.args)
-            if stop_on_repeat and calls and calls[-1] == call:
-                calls.append(call)  # recorded, but not run again
-                print(f"stopped: the model asked for {call} twice in a row")
-                return None, calls
-            calls.append(call)
-            observation, _ = tools.run(parsed.tool, parsed.args)
-        messages += [{"role": "assistant", "content": text},
-                     {"role": "user", "content": f"Observation: {observation}"}]
-    return None, calls
+    steps, calls = [], []
+    for number in range(1, max_steps + 1):
+        step, answer, observation = ask(messages, tools, number, style)
+        steps.append(step)
+        if answer is not None:
+            return RunResult(question, answer, "final", steps, messages=messages)
+        calls += [(c.name, c.arguments) for c in step.tool_calls]
+        if stop_on_repeat and same_call_twice(calls):
+            print(f"stopped: the model asked for {calls[-1]} twice in a row")
+            return RunResult(question, None, "loop", steps, messages=messages)
+        messages = messages + [{"role": "assistant", "content": step.text},
+                               {"role": "user", "content": f"Observation: {observation}"}]
+    return RunResult(question, None, "max_steps", steps, messages=messages[:-2])
+
+
+def calls_of(run):
+    return [(c.name, c.arguments) for s in run.steps for c in s.tool_calls]
 
 # %% [markdown]
+# (`react_chat` uses `same_call_twice` from exercise 3; it is only looked up when a run
+# passes `stop_on_repeat=True`, which happens after exercise 3 defines it.)
+#
 # ## 1. Swap the layouts
 #
 # The question is the same, the text the model reads is almost the same — but one long user
 # message and a chat of short messages are different inputs, so the model may act differently.
-# The cell prints the tool calls of each run:
+# The cell prints the tool calls and the verdict of each run:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-answer, calls = react_scratchpad(stock_q, stock_tools, max_steps=4, style="action_input")
-print("stocks, seed 000 layout :", calls, "\n   ->", answer)
-answer, calls = react_chat(weather_q, weather_tools, max_steps=4, style="json")
-print("weather, seed 002 layout:", calls, "\n   ->", answer)
+stock_scratchpad = react_scratchpad(stock_q, stock_tools, max_steps=4, style="action_input")
+print("stocks, one growing user message:", calls_of(stock_scratchpad), "\n   ->", stock_scratchpad.answer)
+print("  ", grade(stock_scratchpad, Expected(winner="贵州茅台")))
+weather_chat = react_chat(weather_q, weather_tools, max_steps=4, style="json")
+print("weather, a chat of messages:", calls_of(weather_chat), "\n   ->", weather_chat.answer)
+print("  ", grade(weather_chat, Expected(parts=("北京", "广州"))))
+answer_1 = (stock_scratchpad, weather_chat)
+
+# %%
+check_1(answer_1)
 
 # %% [markdown]
 # ## 2. `get_today` and 今天是几号？
 #
-# One tool call and an answer — two steps, if the model uses the tool. (The tool reads the real
-# date; set `REACTLAB_TODAY=2025-04-26` before starting Jupyter for reproducible runs.)
+# One tool call and an answer — two steps, if the model uses the tool. The set-up cell pinned
+# "today" to 2026-03-01, so the right answer names that date.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-r = run_react("今天是几号？", tools=ToolRegistry([get_today]), conn=conn, max_steps=3)
-print(f"{len(r.steps)} steps, status={r.status!r}, calls="
-      f"{[(c.name, c.arguments) for s in r.steps for c in s.tool_calls]}\nanswer: {r.answer}")
+answer_2 = run_react("今天是几号？", tools=ToolRegistry([get_today]), conn=conn, max_steps=3)
+print(f"{len(answer_2.steps)} steps, status={answer_2.status!r}, calls={calls_of(answer_2)}")
+print("answer:", answer_2.answer)
+print(grade(answer_2, Expected(figures=("2026-03-01",))))
+
+# %%
+check_2(answer_2)
 
 # %% [markdown]
 # ## 3. Stop on an exact repeat
 #
-# `stop_on_repeat=True` in `react_chat` above: before running a call, compare it with the
-# previous one. We try it on the weather question in the chat layout — the run of exercise 1
-# printed its calls, so you can see whether a repeat is likely. The cell says whether it fired.
-# (The package's `LoopDetector` in notebook 07 does this properly: N repeats, ping-pong between
-# two calls, and a message to the model before giving up.)
+# `same_call_twice` compares the last two calls; `react_chat(..., stop_on_repeat=True)` above
+# checks it after every step and stops, saying so, before running the same call again. (The
+# package's `LoopDetector` in notebook 07 does this properly: N repeats, ping-pong between two
+# calls, and a message to the model before giving up.)
+
+# %%
+def same_call_twice(calls):
+    """True when the last two (tool, args) pairs are identical."""
+    return len(calls) >= 2 and calls[-1] == calls[-2]
+
+
+answer_3 = same_call_twice
+
+# %%
+check_3(answer_3)
+
+# %% [markdown]
+# Now the loop with the check on, on the weather question in the chat layout. Whether it fires
+# depends on what the model does; the cell says which happened.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-answer, calls = react_chat(weather_q, weather_tools, max_steps=4, style="json",
-                           stop_on_repeat=True)
-print("calls:", calls, "\nanswer:", answer)
-print("the repeat check fired:", any(a == b for a, b in zip(calls, calls[1:])))
+guarded = react_chat(weather_q, weather_tools, max_steps=4, style="json", stop_on_repeat=True)
+print("calls:", calls_of(guarded), "\nstatus:", guarded.status, "| answer:", guarded.answer)
+print("the repeat check fired:", guarded.status == "loop")
+print(grade(guarded, Expected(parts=("北京", "广州"))))
 
 # %% [markdown]
 # ## 4. All six course tools
 #
 # Step 1's prompt holds every tool description, so it grows with the registry — whether or not
-# the tools are used. To measure it we need no answer at all: send step 1's messages with
-# `max_tokens=1` and read `usage.prompt_tokens`.
+# the tools are used.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-def step1_prompt_tokens(tools):
-    messages = [{"role": "system", "content": react_system_prompt(tools)},
-                {"role": "user", "content": react_user_message(weather_q)}]
-    reply = conn.client.chat.completions.create(model=conn.model, messages=messages,
-                                                max_tokens=1, temperature=0)
-    return reply.usage.prompt_tokens
-
-
-print("step 1 prompt tokens with get_weather only:", step1_prompt_tokens(weather_tools))
-print("step 1 prompt tokens with all six tools    :", step1_prompt_tokens(default_registry()))
+answer_4 = run_react(weather_q, tools=default_registry(), conn=conn, max_steps=5)
+one_tool = run_react(weather_q, tools=weather_tools, conn=conn, max_steps=1)
+print("step 1 prompt tokens with get_weather only:", one_tool.steps[0].prompt_tokens)
+print("step 1 prompt tokens with all six tools    :", answer_4.steps[0].prompt_tokens)
 print("the six tools:", default_registry().names())
+print("six tools:", grade(answer_4, Expected(parts=("北京", "广州"))))
+print("one tool, one step:", grade(one_tool, Expected(parts=("北京", "广州"))))
+
+# %%
+check_4(answer_4)
 
 # %% [markdown]
 # Every tool description is paid for in every request of every run. Give an agent the tools
-# its task needs, not all the tools you have.
+# its task needs, not all the tools you have. (The one-step run is only there to measure step 1;
+# its verdict is ✘ because one step cannot fetch two cities and answer.)
 #
 # ---
 # Back to [04 · The scratchpad](../04_scratchpad.ipynb) | Index: [README](../../README.md)
