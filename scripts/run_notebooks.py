@@ -5,6 +5,7 @@
     python scripts/run_notebooks.py 03_regex_parser.py   # only that one (not its solutions)
     python scripts/run_notebooks.py --no-exec            # rebuild the .ipynb files without running them
     python scripts/run_notebooks.py --check              # do the committed .ipynb match their sources?
+    python scripts/run_notebooks.py --twins              # only the Chinese notebooks, from the English ones
 
 Sources are `notebooks/src/NN_topic.py` (and `notebooks/src/solutions/`) in jupytext's
 "percent" format, read with jupytext: `# %%` starts a code cell, `# %% [markdown]` a markdown
@@ -12,6 +13,11 @@ cell whose lines are `# `-prefixed. The committed `.ipynb` files are the output 
 executed, so a learner sees real outputs before running anything. Execution always uses the
 embedded local model (a `.env` provider is ignored here), and the script refuses to save a
 notebook with an error output or a key-like string.
+
+Each source also builds the Chinese edition, `notebooks/zh-CN/…`, once it holds Chinese
+twins of its markdown cells (`# %% [markdown] lang="zh-CN"` right after the English cell):
+the same code cells, the Chinese prose, and the English run's outputs, copied (never a second
+run of the model).
 
 `--check` compares cell types and sources only (outputs, ids and metadata are ignored) and
 exits 1 listing every notebook that drifted from its source; `tests/test_notebooks_sync.py`
@@ -54,13 +60,19 @@ def sources(only: Sequence[str] = ()) -> list[Path]:
     return found
 
 
-def target(src: Path) -> Path:
-    """The committed notebook built from `src`.
+ZH = "zh-CN"  # the Chinese edition: notebooks/zh-CN/ (and notebooks/zh-CN/solutions/)
+LANGS = ("en", ZH)
+
+
+def target(src: Path, lang: str = "en") -> Path:
+    """The committed notebook built from `src` in `lang`.
 
     Example: target(SRC_DIR / "solutions" / "03_regex_parser_solutions.py")
              -> notebooks/solutions/03_regex_parser_solutions.ipynb
+    Example: target(SRC_DIR / "03_regex_parser.py", "zh-CN") -> notebooks/zh-CN/03_regex_parser.ipynb
     """
-    out_dir = NB_DIR / "solutions" if src.parent.name == "solutions" else NB_DIR
+    base = NB_DIR / ZH if lang == ZH else NB_DIR
+    out_dir = base / "solutions" if src.parent.name == "solutions" else base
     return out_dir / (src.stem + ".ipynb")
 
 
@@ -69,10 +81,50 @@ def fix_command(src: Path) -> str:
     return f"python scripts/run_notebooks.py {src.name}"
 
 
-def build(src: Path) -> nbformat.NotebookNode:
-    """The notebook of `src`, not executed: its cells, stable ids and the python3 kernelspec."""
-    nb = nbformat.v4.new_notebook()
+def is_zh(cell) -> bool:
+    return cell.metadata.get("lang") == ZH
+
+
+def paired_cells(src: Path) -> list[tuple]:
+    """(cell, its Chinese twin or None) for every cell of `src` that is not itself a twin.
+
+    A twin is a markdown cell marked `lang="zh-CN"` (`# %% [markdown] lang="zh-CN"`) right
+    after the English markdown cell it translates; code cells have no twin (both editions
+    share them). A twin anywhere else is an error: the editions would drift apart.
+    """
+    out: list[list] = []
     for cell in jupytext.read(src, fmt="py:percent").cells:
+        if not is_zh(cell):
+            out.append([cell, None])
+        elif out and out[-1][0].cell_type == "markdown" and out[-1][1] is None \
+                and cell.cell_type == "markdown":
+            out[-1][1] = cell
+        else:
+            raise ValueError(f"{_rel(src)}: a zh-CN cell ({_show(cell.source.partition(chr(10))[0])}) "
+                             f"must follow the English markdown cell it translates, one twin each")
+    return [tuple(p) for p in out]
+
+
+def untranslated(src: Path) -> list[int]:
+    """Cell numbers (from 1) of English markdown cells that have no zh-CN twin."""
+    return [i for i, (cell, zh) in enumerate(paired_cells(src), start=1)
+            if cell.cell_type == "markdown" and zh is None]
+
+
+def has_edition(src: Path, lang: str) -> bool:
+    """Does `src` build a notebook in `lang`? English always; Chinese once it has a twin."""
+    return lang == "en" or any(zh is not None for _, zh in paired_cells(src))
+
+
+def build(src: Path, lang: str = "en") -> nbformat.NotebookNode:
+    """The notebook of `src` in `lang`, not executed: cells, stable ids, the python3 kernelspec.
+
+    Both editions have the same cells in the same order with the same ids; only the markdown
+    differs (the Chinese edition takes each cell's zh-CN twin where there is one).
+    """
+    nb = nbformat.v4.new_notebook()
+    for cell, zh in paired_cells(src):
+        cell = zh if (lang == ZH and zh is not None) else cell
         new = nbformat.v4.new_markdown_cell if cell.cell_type == "markdown" else (
             nbformat.v4.new_raw_cell if cell.cell_type == "raw" else nbformat.v4.new_code_cell)
         kept = {k: cell.metadata[k] for k in KEPT_CELL_METADATA if k in cell.metadata}
@@ -83,6 +135,33 @@ def build(src: Path) -> nbformat.NotebookNode:
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
     }
+    if lang == ZH:
+        nb.metadata["language"] = ZH
+    return nb
+
+
+def _deeper(value):
+    """A relative link in an output, seen from one folder deeper: '](../x' -> '](../../x'."""
+    if isinstance(value, str):
+        return value.replace("](../", "](../../").replace('src="../', 'src="../../')
+    if isinstance(value, list):
+        return [_deeper(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _deeper(v) for k, v in value.items()}
+    return value
+
+
+def twin(english: nbformat.NotebookNode, src: Path) -> nbformat.NotebookNode:
+    """The Chinese notebook of `src` carrying the English run's outputs (same code, same run).
+
+    Outputs are copied cell by cell; relative links in them are moved one folder deeper, since
+    the Chinese notebooks live in notebooks/zh-CN/.
+    """
+    nb = build(src, ZH)
+    for mine, theirs in zip(nb.cells, english.cells):
+        if mine.cell_type == "code" and theirs.cell_type == "code":
+            mine.outputs = nbformat.from_dict(_deeper(theirs.get("outputs", [])))
+            mine.execution_count = theirs.get("execution_count")
     return nb
 
 
@@ -118,30 +197,54 @@ def cell_difference(expected: list, actual: list) -> str | None:
     return None
 
 
-def drift(src: Path, notebook: Path | None = None) -> str | None:
+def drift(src: Path, notebook: Path | None = None, lang: str = "en") -> str | None:
     """Why the committed notebook does not match `src` (one sentence with the fix), or None.
 
+    For the Chinese edition it also compares outputs with the committed English notebook's:
+    the Chinese notebook carries the English run's outputs, never a run of its own.
     Example: drift(SRC_DIR / "03_regex_parser.py") -> None   (in sync)
     """
-    notebook = target(src) if notebook is None else notebook
+    notebook = target(src, lang) if notebook is None else notebook
     name = _rel(notebook)
     if not notebook.exists():
         return f"{name} is missing; build it with `{fix_command(src)}`."
     try:
         committed = nbformat.read(notebook, as_version=4)
+        where = cell_difference(build(src, lang).cells, committed.cells)
     except Exception as e:  # noqa: BLE001 - nbformat raises 5 kinds; any of them is drift
         return f"{name} is not a readable notebook ({e}); rebuild it with `{fix_command(src)}`."
-    where = cell_difference(build(src).cells, committed.cells)
+    if where is None and lang == ZH:
+        where = output_difference(src, committed)
     if where is None:
         return None
     return (f"{name} differs from {_rel(src)}: {where}. A change made in the notebook belongs "
             f"in the source; then rebuild it with `{fix_command(src)}`.")
 
 
+def output_difference(src: Path, chinese: nbformat.NotebookNode) -> str | None:
+    """Where a Chinese notebook's outputs differ from its English twin's, or None."""
+    english = target(src)
+    if not english.exists():
+        return f"its English notebook {_rel(english)} is missing"
+    want = twin(nbformat.read(english, as_version=4), src)
+    for i, (a, b) in enumerate(zip(want.cells, chinese.cells), start=1):
+        if a.cell_type == "code" and json.dumps(a.get("outputs", []), sort_keys=True) != \
+                json.dumps(b.get("outputs", []), sort_keys=True):
+            return f"cell {i} (code) has other outputs than the English notebook's"
+    return None
+
+
+def editions(srcs: Sequence[Path]) -> list[tuple[Path, str]]:
+    """(source, language) of every notebook the sources build."""
+    return [(s, lang) for s in srcs for lang in LANGS if has_edition(s, lang)]
+
+
 def orphans() -> list[Path]:
     """Committed notebooks that no source builds (nbval would still run them)."""
-    built = {target(s) for s in sources()}
-    found = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb")) + sorted((NB_DIR / "solutions").glob("*.ipynb"))
+    built = {target(s, lang) for s, lang in editions(sources())}
+    found = []
+    for base in (NB_DIR, NB_DIR / ZH):
+        found += sorted(base.glob("[0-9][0-9]_*.ipynb")) + sorted((base / "solutions").glob("*.ipynb"))
     return [nb for nb in found if nb not in built]
 
 
@@ -204,17 +307,17 @@ def output_problems(nb: nbformat.NotebookNode, name: str) -> list[str]:
 
 def check(srcs: Sequence[Path], *, with_orphans: bool = True) -> int:
     """Print every notebook that drifted from its source; 0 when all match, else 1."""
-    problems = [p for p in (drift(s) for s in srcs) if p]
+    problems = [p for p in (drift(s, lang=lang) for s, lang in editions(srcs)) if p]
     if with_orphans:
         problems += [f"{_rel(nb)} has no source in {_rel(SRC_DIR)}/; add one or delete the notebook."
                      for nb in orphans()]
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
-        print(f"{len(problems)} of {len(srcs)} notebooks are out of sync with their sources "
+        print(f"{len(problems)} of {len(editions(srcs))} notebooks are out of sync with their sources "
               f"(`make notebooks` rebuilds and re-executes all of them).", file=sys.stderr)
         return 1
-    print(f"{len(srcs)} notebooks match their sources.")
+    print(f"{len(editions(srcs))} notebooks match their sources.")
     return 0
 
 
@@ -223,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("only", nargs="*", help="name prefixes, e.g. 03")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--no-exec", action="store_true", help="rebuild without executing")
+    mode.add_argument("--twins", action="store_true",
+                      help="only write the Chinese notebooks from the committed English ones (no kernel)")
     mode.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 listing notebooks whose cells differ from the source")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
@@ -235,6 +340,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.check:
         return check(srcs, with_orphans=not args.only)
+    if args.twins:
+        for src in srcs:
+            if has_edition(src, ZH) and target(src).exists():
+                zh_out = target(src, ZH)
+                zh_out.parent.mkdir(parents=True, exist_ok=True)
+                nbformat.write(twin(nbformat.read(target(src), as_version=4), src), zh_out)
+                print(f"wrote {_rel(zh_out)}")
+        return 0
 
     os.environ.update({"REACTLAB_PROVIDER": "local"})  # committed outputs come from the local model
     os.environ.pop("OPENAI_BASE_URL", None)
@@ -257,6 +370,10 @@ def main(argv: list[str] | None = None) -> int:
             if cell.cell_type == "code":
                 cell.metadata.pop("execution", None)
         nbformat.write(nb, out)
+        if has_edition(src, ZH):  # the Chinese twin: same cells, the English run's outputs
+            zh_out = target(src, ZH)
+            zh_out.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(twin(nb, src), zh_out)
     if failed:
         print(f"not saved (errors): {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -40,9 +40,12 @@ def test_every_notebook_and_solution_has_a_source():
     assert "00_start_here.py" in names
 
 
-@pytest.mark.parametrize("src", SOURCES, ids=[s.name for s in SOURCES])
-def test_committed_notebook_matches_its_source(src):
-    problem = rn.drift(src)
+EDITIONS = rn.editions(SOURCES)
+
+
+@pytest.mark.parametrize("src, lang", EDITIONS, ids=[f"{lang}:{s.name}" for s, lang in EDITIONS])
+def test_committed_notebook_matches_its_source(src, lang):
+    problem = rn.drift(src, lang=lang)
     assert problem is None, problem
 
 
@@ -52,7 +55,7 @@ def test_no_committed_notebook_without_a_source():
 
 def test_check_command_passes_on_the_repository(capsys):
     assert rn.main(["--check"]) == 0
-    assert f"{len(SOURCES)} notebooks match" in capsys.readouterr().out
+    assert f"{len(EDITIONS)} notebooks match" in capsys.readouterr().out
 
 
 # --- the comparison, on a throw-away tree ---------------------------------------------------
