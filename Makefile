@@ -10,6 +10,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PORT ?= 8888
+# `make lab EDITION=zh-CN` opens the Chinese edition (notebooks/zh-CN/); English by default.
+EDITION ?= en
+START_NB := $(if $(filter zh-CN,$(EDITION)),notebooks/zh-CN/00_start_here.ipynb,notebooks/00_start_here.ipynb)
 
 .PHONY: setup model lab test test-unit notebooks bench serve start stop check clean lint
 
@@ -35,8 +38,8 @@ start: model     ## start (or reuse) the local OpenAI-compatible server in the b
 LAB_FLAGS := --ServerApp.root_dir="$(CURDIR)" --LabApp.app_settings_dir="$(CURDIR)/.jupyter/lab/settings" \
 	--ip=127.0.0.1 --port=$(PORT) $(ROOT_FLAG)
 
-lab: start       ## open the series in JupyterLab
-	$(BIN)/jupyter lab $(LAB_FLAGS) notebooks/00_start_here.ipynb
+lab: start       ## open the series in JupyterLab (EDITION=zh-CN: the Chinese edition)
+	$(BIN)/jupyter lab $(LAB_FLAGS) $(START_NB)
 
 # server_guard stops the local server only if this run started it (by pid; one that was already
 # running is left alone) and exits with pytest's code.

@@ -32,6 +32,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -365,6 +366,10 @@ def main(argv: list[str] | None = None) -> int:
             if problems:
                 print("\n".join("  " + p for p in problems), file=sys.stderr)
                 failed.append(out.name)
+                refused = Path(tempfile.gettempdir()) / "reactlab-refused" / out.name
+                refused.parent.mkdir(parents=True, exist_ok=True)
+                nbformat.write(nb, refused)  # to read what went wrong; not committed
+                print(f"  kept the previous {_rel(out)}; this run is in {refused}", file=sys.stderr)
                 continue  # keep the previous good copy
         for cell in nb.cells:
             if cell.cell_type == "code":

@@ -80,3 +80,38 @@ def test_the_checker_sees_a_run_without_a_verdict(tmp_path):
 def test_start_here_says_how_to_unpin():
     text = (ROOT / "notebooks" / "src" / "00_start_here.py").read_text(encoding="utf-8")
     assert "REACTLAB_TODAY" in text and "unpin" in text.lower()
+
+
+# --- reading load --------------------------------------------------------------------------
+
+MAX_CODE_LINES, MAX_OUTPUT_LINES = 25, 40
+MAIN = [s for s in SOURCES if s.parent.name == "src"]
+
+
+@pytest.mark.parametrize("src", MAIN, ids=[s.name for s in MAIN])
+def test_teaching_code_cells_fit_at_a_glance(src):
+    long = [(i, len(c.source.splitlines())) for i, c in enumerate(cells(src))
+            if c.cell_type == "code" and len(c.source.splitlines()) > MAX_CODE_LINES]
+    assert not long, f"{src.name}: (cell, lines) over {MAX_CODE_LINES} lines: {long}"
+
+
+def output_lines(cell) -> int:
+    n = 0
+    for out in cell.get("outputs", []):
+        text = out.get("text") or out.get("data", {}).get("text/plain") or ""
+        n += len((text if isinstance(text, str) else "".join(text)).splitlines())
+    return n
+
+
+COMMITTED = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + \
+    sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_saved_outputs_are_short_enough_to_read(path):
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    long = [(i, output_lines(c)) for i, c in enumerate(nb.cells, start=1)
+            if c.cell_type == "code" and output_lines(c) > MAX_OUTPUT_LINES]
+    assert not long, f"{path.name}: (cell, output lines) over {MAX_OUTPUT_LINES}: {long}"
