@@ -299,6 +299,13 @@ def comparison(answer: str, result: RunResult, subs: dict[str, Subject],
         if any(v >= mine if larger else v <= mine for _, v in theirs):
             got = ", ".join(f"{n} {v}" for n, v in theirs)
             tail = " (a lower AQI is better)" if q == "AQI" else ""
+            # say who does win, when one name clearly does: a small model told only "your
+            # comparison is wrong" repeats it (measured on the stock question)
+            values = [(claimed, mine), *theirs]
+            best = (max if larger else min)(v for _, v in values)
+            winners = [n for n, v in values if v == best]
+            if len(winners) == 1:
+                tail += f', so it is {winners[0]}, not {claimed}, that is "{word}"'
             return (f'the answer says {claimed} is "{word}" ({q or "the first figure"}), '
                     f"but the tool results give {claimed} {mine} and {got}{tail}")
     return None

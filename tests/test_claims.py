@@ -83,7 +83,8 @@ def test_comparisons_are_checked_against_the_readings():
 
     said = problem("青岛啤酒的收盘价是67.92元，贵州茅台的收盘价是1488.21元，青岛啤酒的收盘价更高，高1420.29元。")
     assert said == ('the answer says 青岛啤酒 is "更高" (closing price), but the tool results give '
-                    "青岛啤酒 67.92 and 贵州茅台 1488.21")
+                    "青岛啤酒 67.92 and 贵州茅台 1488.21, so it is 贵州茅台, not 青岛啤酒, that is "
+                    '"更高"')
     assert problem("贵州茅台的收盘价更高，高1420.29元。") is None
     assert problem("贵州茅台比青岛啤酒高1420.29元") is None
     assert "青岛啤酒 is \"高\"" in problem("青岛啤酒比贵州茅台高1420.29元")

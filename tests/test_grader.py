@@ -66,7 +66,8 @@ def test_stocks_backwards_comparison_is_wrong():
     v = grade(stocks("青岛啤酒的收盘价是67.92元，贵州茅台的收盘价是1488.21元，青岛啤酒的收盘价更高，高1420.29元。"))
     assert not v.ok and v.mode == "wrong_answer" and v.unsupported == []
     assert str(v) == ('verdict: ✘ the answer says 青岛啤酒 is "更高" (closing price), but the tool '
-                      "results give 青岛啤酒 67.92 and 贵州茅台 1488.21")
+                      "results give 青岛啤酒 67.92 and 贵州茅台 1488.21, so it is 贵州茅台, not 青岛啤酒, "
+                      'that is "更高"')
     right = grade(stocks("青岛啤酒的收盘价是67.92元，贵州茅台的收盘价是1488.21元，贵州茅台的收盘价更高，高1420.29元。"))
     assert right.ok and right.mode is None
     assert str(right) == ("verdict: ✔ every figure comes from a tool result, the question or a "
@@ -130,7 +131,8 @@ def test_air_quality_lower_aqi_is_better():
     v = grade(air("The air quality in Beijing is better than in Guangzhou."))
     assert not v.ok and v.mode == "wrong_answer"
     assert str(v) == ('verdict: ✘ the answer says 北京 is "better" (AQI), but the tool results '
-                      "give 北京 82 and 广州 57 (a lower AQI is better)")
+                      "give 北京 82 and 广州 57 (a lower AQI is better), so it is 广州, not 北京, that "
+                      'is "better"')
     for right in ["The air quality in Guangzhou is better than in Beijing.", "广州的空气更好（AQI 57，北京 82）。",
                   "北京的空气更差", "Beijing's air is not better than Guangzhou's."]:
         assert grade(air(right)).ok, right
