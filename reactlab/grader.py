@@ -196,6 +196,23 @@ def _coverage(parts: list[str], unmet: list[str], stated: list[str], wrong_owner
     return out
 
 
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{4,}")
+_LONG_WORD = re.compile(r"[A-Za-z]{7,}")
+
+
+def _quotes(answer: str, passages: list[str]) -> bool:
+    """Does the answer reuse a tool result's words (4 Chinese characters in a row, or a word of
+    7+ letters)? How a text answer from a document search shows it used the search.
+
+    Example: _quotes("一盅两件。", ["[1] 广州早茶：一盅两件，…"]) -> True
+    """
+    text = " ".join(passages).casefold()
+    for run in _CJK_RUN.findall(answer):
+        if any(run[i:i + 4] in text for i in range(len(run) - 3)):
+            return True
+    return any(w.casefold() in text for w in _LONG_WORD.findall(answer))
+
+
 def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     """Judge one run's answer against the run itself (and `expected`, where known).
 
@@ -212,14 +229,20 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     parts = list(dict.fromkeys(
         [claims.home(p, known) for p in wanted] if wanted
         else [n for _, _, n in claims.mentions(result.question or "", known)]))
-    unmet = [p for p in parts if p not in subs]
+    # a part is met by its own tool result, or by a passage that is about it (a document search
+    # for 广州's 早茶 answers "在广州…" without a result whose subject is 广州)
+    passages = [c.observation for s in result.steps or [] for c in s.tool_calls or []
+                if c.observation and not c.error]
+    unmet = [p for p in parts if p not in subs
+             and not any(claims.mentions(text, {p: known.get(p, {p})}) for text in passages)]
     wrong_owner = claims.misattributed(answer, result, subs, known)
 
     problems = [status] if (status := _status(result)) else []  # (mode, reason), in order
     problems += _invention(result, stated, unsupported, unmet, wrong_owner, subs)
     problems += _coverage(parts, unmet, stated, wrong_owner, subs)
     fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
-    if fetched and not stated and not claims.mentions(answer, known) and not problems:
+    if fetched and not stated and not claims.mentions(answer, known) and not problems \
+            and not _quotes(answer, passages):
         problems.append(("wrong_answer", ("the answer uses nothing the tools returned: no "
                                           "figure and no name")))
     if compared := claims.comparison(answer, result, subs, known):

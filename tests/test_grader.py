@@ -305,3 +305,14 @@ def test_qingdao_beer_is_the_stock_not_the_city():
     v = grade(stocks("Qingdao Beer (600600.SH) closed at 67.92 and Kweichow Moutai at 1488.21; "
                      "Moutai is higher by 1420.29."))
     assert v.ok, str(v)
+
+
+def test_a_document_passage_about_a_city_covers_it():
+    passage = ("[1] 广州早茶：一盅两件，叩指礼表示感谢，揭开壶盖表示要加水。")
+    r = run("在广州喝早茶有什么讲究？", "一盅两件；用叩指礼表示感谢；揭开壶盖表示要加水。",
+            ("search_docs", {"query": "早茶"}, passage))
+    v = grade(r)
+    assert v.ok, str(v)
+    # an answer that uses none of the passage is still "nothing the tools returned"
+    assert not grade(run("在广州喝早茶有什么讲究？", "我来查一下资料。",
+                         ("search_docs", {"query": "早茶"}, passage))).ok
