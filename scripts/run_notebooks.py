@@ -6,6 +6,7 @@
     python scripts/run_notebooks.py --no-exec            # rebuild the .ipynb files without running them
     python scripts/run_notebooks.py --check              # do the committed .ipynb match their sources?
     python scripts/run_notebooks.py --twins              # only the Chinese notebooks, from the English ones
+    python scripts/run_notebooks.py --prose 04           # after a markdown-only edit: keep the outputs
 
 Sources are `notebooks/src/NN_topic.py` (and `notebooks/src/solutions/`) in jupytext's
 "percent" format, read with jupytext: `# %%` starts a code cell, `# %% [markdown]` a markdown
@@ -322,11 +323,47 @@ def check(srcs: Sequence[Path], *, with_orphans: bool = True) -> int:
     return 0
 
 
+def rebuild_prose(srcs: Sequence[Path]) -> int:
+    """Rebuild notebooks whose code cells are unchanged, carrying the committed outputs over.
+
+    A markdown edit needs no new run of the model: the outputs belong to the same code. A
+    notebook whose code cells differ from the committed ones (in number, order or text) is not
+    written, and the command that re-executes it is printed instead.
+    """
+    refused = []
+    for src in srcs:
+        out = target(src)
+        if not out.exists():
+            refused.append(f"{_rel(out)} does not exist yet: run `{fix_command(src)}`")
+            continue
+        old = nbformat.read(out, as_version=4)
+        nb = build(src)
+        new_code = [c for c in nb.cells if c.cell_type == "code"]
+        old_code = [c for c in old.cells if c.cell_type == "code"]
+        if [c.source for c in new_code] != [c.source for c in old_code]:
+            refused.append(f"{_rel(out)}: code cells changed, so its outputs must be made again: "
+                           f"`{fix_command(src)}`")
+            continue
+        for mine, theirs in zip(new_code, old_code):
+            mine.outputs, mine.execution_count = theirs.get("outputs", []), theirs.get("execution_count")
+        nbformat.write(nb, out)
+        if has_edition(src, ZH):
+            target(src, ZH).parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(twin(nb, src), target(src, ZH))
+        print(f"rebuilt {_rel(out)} (outputs kept)")
+    for r in refused:
+        print(r, file=sys.stderr)
+    return 1 if refused else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("only", nargs="*", help="name prefixes, e.g. 03")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--no-exec", action="store_true", help="rebuild without executing")
+    mode.add_argument("--prose", action="store_true",
+                      help="rebuild after a markdown-only change, keeping the committed outputs "
+                      "(refused when a code cell changed: that needs a run)")
     mode.add_argument("--twins", action="store_true",
                       help="only write the Chinese notebooks from the committed English ones (no kernel)")
     mode.add_argument("--check", action="store_true",
@@ -341,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.check:
         return check(srcs, with_orphans=not args.only)
+    if args.prose:
+        return rebuild_prose(srcs)
     if args.twins:
         for src in srcs:
             if has_edition(src, ZH) and target(src).exists():
