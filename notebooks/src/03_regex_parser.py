@@ -279,7 +279,7 @@ print(f"\nthe {len(corpus)} corpus replies:", dict(tally))
 # what the models wrote; the cell prints it, whatever it is.
 
 # %% [markdown] lang="zh-CN"
-# **看它坏掉。** 下一个单元格挑出智能体解析器给出了循环没法用的结果的回复：崩溃了、什么都没找到，或者回复里明明还有 Action，却返回了 `final` 答案（这个答案是在*任何工具运行之前*写下的）。列出哪些回复取决于模型写了什么；不管结果如何，单元格都会把它打印出来。
+# **看它坏掉。** 下一个单元格把这样的回复挑出来：智能体的解析器在它们身上给出了循环没法接着用的结果——崩溃了、什么都没找到，或者回复里明明还有 Action，却返回了 `final` 答案（这个答案是在*任何工具运行之前*写下的）。列出哪些回复取决于模型写了什么；不管结果如何，单元格都会把它打印出来。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -316,7 +316,7 @@ print("handmade shapes that trip them too:", [n for n in trouble if n not in rea
 # 要注意什么，直接从正则本身就能读出来——每一条都在某处太严或太松：
 #
 # - `\nFinal Answer:` 要求标签*前面*有换行：以它开头的回复会被漏掉；`(.*)` 遇到第一个换行就停，多行的答案会被截断。
-# - `\nAction:\n```` 要求代码围栏紧跟在下一行：`Action: ```json` 写在同一行，或者干脆没有围栏，都会被判为 "invalid"。
+# - `` \nAction:\n``` `` 要求代码围栏紧跟在下一行：`` Action: ```json `` 写在同一行，或者干脆没有围栏，都会被判为 "invalid"。
 # - `{.*?}` 是惰性的：它在*第一个* `}` 处就停，嵌套的对象会被拦腰截断。
 # - 先查 `Final Answer`：一条既有 Action *又*有编造的 Final Answer 的回复（第 02 篇，不带 `stop`）会被当成已经结束——用的还是编造的答案。
 #
