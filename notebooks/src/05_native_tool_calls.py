@@ -348,12 +348,20 @@ round_trip = as_run(question, [[(call.function.name, args, observation, is_error
                     final.choices[0].message.content)
 print(grade(round_trip, Expected(parts=("北京",))))
 
+# %% [markdown]
 # ## 5. Streaming: arguments arrive in pieces
 #
 # With `stream=True` the reply comes as many small chunks, and a tool call is spread over them:
 # typically the first fragment carries `index`, `id` and the function `name`, and later fragments
 # carry more of the `arguments` string. Here is the raw stream of the request from section 2
 # (read with `reactlab.http.stream_chat`, so each chunk is a plain dict):
+
+# %% [markdown] lang="zh-CN"
+# ## 5. 流式输出：参数分块到达
+#
+# 用 `stream=True` 时，回复以许多小 chunk 的形式到达，一个工具调用也被分散在其中：通常第一个片段带着
+# `index`、`id` 和函数 `name`，后面的片段再陆续带来 `arguments` 字符串的其余部分。下面是第 2 节那个请求的
+# 原始流（用 `reactlab.http.stream_chat` 读取，所以每个 chunk 都是普通的 dict）：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -734,6 +742,7 @@ requests = ([first_results] if asked_again else []) + ([second_results] if calls
 exchange = as_run(two_cities, requests, last.choices[0].message.content)
 print(grade(exchange, Expected(parts=("北京", "广州"))))
 
+# %% [markdown]
 # ## 7. The loop: 今天是几号…每天存 5 元
 #
 # The savings agent's task: *今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？*
@@ -741,6 +750,14 @@ print(grade(exchange, Expected(parts=("北京", "广州"))))
 # model must see each result before it can ask for the next. The whole native loop is short:
 # ask; if there are `tool_calls`, echo the assistant message, answer every id, ask again; if not,
 # that is the answer.
+
+# %% [markdown] lang="zh-CN"
+# ## 7. 循环：今天是几号…每天存 5 元
+#
+# 储蓄智能体的任务：*今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？*
+# 它需要三个前后依赖的调用——先 `get_today`，再 `days_between`，最后 `calculator`——所以模型必须看到每个
+# 结果，才能请求下一个。整个原生循环很短：发请求；如果有 `tool_calls`，就回传 assistant 消息、回应每个 id、
+# 再发请求；如果没有，那就是答案。
 
 # %% [markdown]
 # ### Why the calculator parses instead of calling `eval`
