@@ -212,7 +212,7 @@ if short["choices"][0]["finish_reason"] == "length":
 
 # %% [markdown]
 # We just used `reactlab.http.post_chat`: the POST above plus one thing worth having — an HTTP
-# error becomes an exception that carries the provider's own message (section 6).
+# error becomes an exception that carries the provider's own message (section 5).
 #
 # The SDK returns the same JSON as typed objects. `model_dump()` turns them back into a dict,
 # and the keys are the ones we just read:

@@ -304,7 +304,7 @@ print("handmade shapes that trip them too:", [n for n in trouble if n not in rea
 #
 # - `\nFinal Answer:` needs a newline *before* the label: a reply that starts with it is missed;
 #   `(.*)` stops at the first newline, so a multi-line answer is cut.
-# - `\nAction:\n```` wants the fence on the very next line: `Action: ```json` on one line, or no
+# - ``\nAction:\n``` `` wants the fence on the very next line: `` Action: ```json `` on one line, or no
 #   fence at all, is "invalid".
 # - `{.*?}` is lazy: it stops at the *first* `}`, so a nested object is cut in half.
 # - `Final Answer` checked first: a reply with an Action *and* an invented Final Answer (notebook
@@ -562,12 +562,12 @@ print(f"\nagents' parsers in trouble: {len(trouble)}; parse_step errors: "
       f"{sum(r[0] == 'ERROR' for r in mine.values())} of {len(replies)}")
 
 # %% [markdown]
-# Only the replies whose outcome changed are listed. Left column: the agent's parser; right: ours. Where ours still says `ERROR`, read the reply
-# above: sometimes the reply really has no usable step, and then an error is the right answer —
+# Only the replies whose outcome changed are listed. Columns: the reply, the agent's parser's result, ours. Where ours still says `ERROR`, read
+# that reply in the "Watch it break" list above: sometimes the reply really has no usable step, and then an error is the right answer —
 # as long as it is a good one.
 
 # %% [markdown] lang="zh-CN"
-# 这里只列出结果变了的回复。左列是智能体的解析器，右列是我们的。我们的解析器仍然给出 `ERROR` 的地方，去上面读一读那条回复：有时回复里确实没有可用的步骤，这时报错就是正确的结果——只要这个错误写得好。
+# 这里只列出结果变了的回复。三列依次是：回复、智能体解析器的结果、我们的结果。我们的解析器仍然给出 `ERROR` 的地方，去上面“看它坏掉”那份列表里读一读那条回复：有时回复里确实没有可用的步骤，这时报错就是正确的结果——只要这个错误写得好。
 
 # %% [markdown]
 # ## 9. Errors are messages for the model

@@ -286,7 +286,7 @@ print(again.choices[0].message.content or again.choices[0].message.tool_calls)
 #
 # When every result the question needs is in the conversation, we can take the choice away:
 # `tool_choice="none"` keeps the tools declared but allows only a text answer (the local server
-# then shows the model no tool list at all; notebook 06 shows how). The package's loops do the
+# then shows the model no tool list at all). The package's loops do the
 # same for their last request when a budget runs out: they send it without tools.
 
 # %% [markdown] lang="zh-CN"
@@ -295,7 +295,7 @@ print(again.choices[0].message.content or again.choices[0].message.tool_calls)
 # 那个调用（上次运行这个笔记本时，它第二次查询了北京的天气）。请求本身没错，错的是模型的选择。
 #
 # 当问题需要的所有结果都已经在对话里时，我们可以收回这个选择权：`tool_choice="none"` 保留工具声明，
-# 但只允许文本回答（此时本地服务器干脆不给模型看工具列表；第 06 课展示了怎么做到的）。包里的循环在预算用完时，
+# 但只允许文本回答（此时本地服务器干脆不给模型看工具列表）。包里的循环在预算用完时，
 # 对最后一次请求也是这么做的：不带工具发送。
 
 # %%

@@ -106,8 +106,8 @@ print(dbg.get("prompt", "(no debug view: not the local server)"))
 #
 # So "native" tool calling is still a prompt. The model was *trained* on this exact layout: that
 # is the argument for native calls — a format the model has seen in training instead of one we
-# invent. Whether it *works* better on a given model is a measurement, not a given (section 5:
-# on this 1.5B model the invented text format did better). Either way the tokens are there and
+# invent. Whether it *works* better on a given model is a measurement, not a given (section 6
+# measures it: on this 1.5B model the invented text format did better). Either way the tokens are there and
 # you pay for them:
 
 # %% [markdown] lang="zh-CN"
@@ -121,7 +121,7 @@ print(dbg.get("prompt", "(no debug view: not the local server)"))
 #
 # 所以"原生"工具调用其实还是提示词。模型*训练时*见过的正是这种排布：这就是支持原生调用的理由——
 # 用一个模型在训练中见过的格式，而不是我们自己发明的格式。至于在某个具体模型上它是否*效果*更好，
-# 那要靠测量，不是理所当然的（第 5 节：在这个 1.5B 模型上，我们发明的文本格式表现更好）。无论如何，
+# 那要靠测量，不是理所当然的（第 6 节做了测量：在这个 1.5B 模型上，我们发明的文本格式表现更好）。无论如何，
 # 这些 token 都实实在在地在那里，而且要你买单：
 
 # %%
@@ -525,7 +525,7 @@ display(Markdown(comparison))
 # - **verdict** is the grader's, against the tools' data and the expected facts, not the
 #   model's confidence; ✘ names the failure (`wrong_answer`, `incomplete`, `invented_data`, …)
 #   and the run's own verdict line above gives the reason. A run can end with status `final`
-#   and still be ✘ — an answer such as "青岛啤酒的收盘价更高" after fetching 67.92 and 1488.21: the
+#   and still be ✘ — an answer such as "青岛啤酒的收盘价更高，高1420.29" after fetching 67.92 and 1488.21: the
 #   figures are right, the comparison is backwards. (A substring check for "1420.29" would have
 #   called that answer correct.)
 # - Two tasks, one run each, temperature 0: enough to see the mechanics, far too few to rank
@@ -545,7 +545,7 @@ display(Markdown(comparison))
 #   **tool calls** 就会不同。
 # - **verdict** 是评分器给出的判定，依据是工具的数据和预期事实，而不是模型的自信；✘ 会指出失败类型
 #   （`wrong_answer`、`incomplete`、`invented_data` ……），上面这次运行自己的判定行会给出原因。一次运行可以
-#   以 `final` 状态结束却仍是 ✘——比如在取到 67.92 和 1488.21 之后回答"青岛啤酒的收盘价更高"：数字都对，
+#   以 `final` 状态结束却仍是 ✘——比如在取到 67.92 和 1488.21 之后回答"青岛啤酒的收盘价更高，高1420.29"：数字都对，
 #   比较却弄反了。（如果只检查答案里有没有 "1420.29" 这个子串，这样的答案会被判为正确。）
 # - 两个任务、每个只跑一次、temperature 0：足以看清机制，但远不足以给两种协议排名。那是第 6 节基准测试套件的任务。
 #

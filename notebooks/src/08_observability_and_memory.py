@@ -510,7 +510,7 @@ print("the answer:", air.answer)
 # ## Recap
 #
 # Apart from `remember` and two small helpers, everything here was package code used as is —
-# `runlog` (records, JSONL, `summary_table`, `step_rows`, `compare_table`,
+# `runlog` (records, JSONL), `report` (`summary_table`, `step_rows`, `compare_table`,
 # `plot_context_growth`), `widgets.show_trace`, `memory.Conversation` and `grader.grade` —
 # because observability is only useful if it is always on. Both agents fill the same record, so
 # every tool above works on a text-ReAct run too.
@@ -543,8 +543,8 @@ print("the answer:", air.answer)
 # cell that says ✔, "not attempted yet", or what is still wrong. The checks never call the
 # model: they read what your code returned, or try your function on a made-up run.
 #
-# 1. **Compare two runs.** Run the stock agent's question "青岛啤酒和贵州茅台的收盘价分别是多少？
-#    哪个更高，高多少？" (tools `get_closing_price`, `calculator`) with `Guards.on()` and with
+# 1. **Compare two runs.** Run the stock agent's question
+#    "青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高，高多少？" (tools `get_closing_price`, `calculator`) with `Guards.on()` and with
 #    `Guards.off()`, print each run's verdict (`Expected(figures=("1420.29",), winner="贵州茅台")`)
 #    and `compare_table({"on": …, "off": …})`. Which columns differ, and why? `answer_1`: the
 #    dict of the two runs.

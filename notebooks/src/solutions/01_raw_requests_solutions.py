@@ -82,7 +82,7 @@ answer_2 = (text_chunks, (usage or {}).get("completion_tokens"))
 check_2(answer_2)
 
 # %% [markdown]
-# ## 3. `ask(question)` with `requests` only
+# ## 3. `ask(messages)` with `requests` only
 
 # %% [markdown] lang="zh-CN"
 # ## 3. 只用 `requests` 实现 `ask(messages)`
