@@ -16,8 +16,26 @@
 # > ReAct = Reason + Act：模型写 Thought（想）和 Action（要调用哪个工具），**我们**执行工具，
 # > 再把结果作为 Observation 还给模型。问题是：模型并不知道自己该在哪里停下。
 
+# %% [markdown] lang="zh-CN"
+# # 02 · 停止词
+# *ReAct 提示词要求模型只写对话的一半，然后等待。没有 `stop`，就没有任何东西让它停下来等。*
+#
+# **学完这一节，你能够：**
+# - 读懂一个 ReAct 系统提示词，说出每一部分的作用；
+# - 认出模型自己写的 `Observation`，以及在它之上编出来的答案；
+# - 使用 `stop=["Observation:"]`，并解释天气智能体一次录制运行中出现的残留（`Observation` 后面没有冒号）；
+# - 在服务商不支持 `stop` 时，在客户端截断补全结果。
+#
+# **当前进度：** notebook 01 发送了原始请求并读取了 JSON。从这里开始，我们调用 `conn.client.chat.completions.create(...)`，它替我们发送的正是那份 JSON。
+#
+# > ReAct = Reason + Act：模型写 Thought（想）和 Action（要调用哪个工具），**我们**执行工具，
+# > 再把结果作为 Observation 还给模型。问题是：模型并不知道自己该在哪里停下。
+
 # %% [markdown]
 # ## Setup
+
+# %% [markdown] lang="zh-CN"
+# ## 准备
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -41,6 +59,11 @@ conn
 # step) gives the model one tool, `get_weather`, and a system prompt adapted from LangChain.
 # `reactlab.prompts` keeps such prompts as text files; `react_system_prompt` fills in the tool
 # list from a registry of tools (notebook 04 looks at tools properly). Read it once, slowly:
+
+# %% [markdown] lang="zh-CN"
+# ## 1. ReAct 提示词
+#
+# 天气智能体（本系列重建的 JSON-blob 风格 ReAct 智能体：先查北京，再查广州，每步一个城市）给模型一个工具 `get_weather`，以及一段改编自 LangChain 的系统提示词。`reactlab.prompts` 把这类提示词存成文本文件；`react_system_prompt` 根据工具注册表填入工具列表（notebook 04 会正式讲工具）。慢慢地读一遍：
 
 # %%
 weather_tools = ToolRegistry([get_weather])
@@ -67,6 +90,15 @@ print(system_prompt)
 #
 # The question goes in the user message (the weather agent puts it after `Question:`):
 
+# %% [markdown] lang="zh-CN"
+# 分三部分：**说明**、**工具**（名称、参数、描述），以及**格式**——`Question / Thought / Action / Observation / … / Final Answer`。看看格式那一块：`Observation:` 这一行*本身就是展示给模型的模式的一部分*。语言模型会续写文本。它写完一个 Action 之后，按照这个模式，接下来该写什么？提示词里也用文字要求它不要写 Observation。但文字只是请求，不是机制。
+#
+# ### ReAct 与思维链
+#
+# *思维链*（chain-of-thought，CoT）提示让模型在回答之前一步一步地推理（"Let's think step by step"、"请一步一步思考"）。这些推理全都是模型根据自己已有的知识写出来的文本：一条关于北京和广州天气的思维链可以很严谨，气温却照样只能靠猜。**ReAct 把推理和行动交替进行**：`Thought:` 之后是 `Action:`，随后的 `Observation:` 来自模型之外——一个由我们运行的工具——于是下一步思考就能建立在模型原本没有的事实之上。这也正是本 notebook 要讲的难点：模型必须在 Action 之后停下，让我们来写 Observation。
+#
+# 问题放在 user 消息里（天气智能体把它放在 `Question:` 后面）：
+
 # %%
 question = "北京和广州的天气怎么样？"
 user_message = react_user_message(question, style="json")
@@ -82,6 +114,11 @@ print(repr(user_message))
 # of room.) The model has never seen a weather report from our tool: whatever it says about
 # today's weather, it did not get from `get_weather`.
 
+# %% [markdown] lang="zh-CN"
+# ## 2. 不加 `stop`：看出问题了吗？
+#
+# 我们发送这个问题，不加任何迫使模型在 Action 之后停下的东西，并给它足够的空间：最多 300 个 token。（`finish_reason` 会告诉我们它是自己停下的，还是空间用完了。）模型从没见过我们的工具返回的天气报告：不管它对今天的天气说了什么，都不是从 `get_weather` 拿到的。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 t0 = time.monotonic()
@@ -96,6 +133,9 @@ print(f"\n--- finish_reason={free.choices[0].finish_reason}, "
 # %% [markdown]
 # Now let code, not our eyes, decide what happened. An invented Observation is a line that
 # *starts* with `Observation` — in our protocol only we write those lines:
+
+# %% [markdown] lang="zh-CN"
+# 现在让代码、而不是我们的眼睛来判断发生了什么。编造的 Observation 就是一行以 `Observation` *开头*的文字——在我们的协议里，只有我们自己才会写这样的行：
 
 # %%
 INVENTED = re.compile(r"^[ \t>*]*Observation\b", re.MULTILINE)
@@ -138,6 +178,11 @@ else:
 # If it did not invent one this run, the cell says so and shows a recorded example instead:
 # what a recorded run of the weather agent did, and — if the project's corpus of recorded local-model outputs
 # (`tests/data/react_outputs.json`) holds one — a real invented Observation from it.
+
+# %% [markdown] lang="zh-CN"
+# 接下来两个单元格会展示证据，不论模型产生的是哪种情况。如果它编造了 Observation，我们就打印它编了什么、后面又写了什么（往往是建立在这些编造事实上的 `Final Answer`），并和真实工具对北京返回的结果放在一起。
+#
+# 如果这次它没有编造，单元格会如实说明，并改为展示一个录制的例子：天气智能体的一次录制运行做了什么，以及——如果项目中录制的本地模型输出语料（`tests/data/react_outputs.json`）里有的话——从中取出的一个真实的编造 Observation。
 
 # %%
 import json
@@ -190,6 +235,11 @@ print(weather_tools.run("get_weather", {"location": "北京"})[0])
 #
 # Note the cost too: every invented token is a token we pay for and wait for.
 
+# %% [markdown] lang="zh-CN"
+# 一旦 Observation 是编造的，它之后的一切都是披着工具结果外衣的虚构：看起来合理、却从没有人测量过的数字。一个天真地读取文本的智能体会拿走那个 `Final Answer` 然后结束——对一场它从没查过的天气给出自信满满的回答。我们在 notebook 04 里写的循环必须在模型写完 Action 后立刻让它停下，自己去运行工具，再把真实的 Observation 交还给它。
+#
+# 还要注意成本：每一个编造的 token，都是我们要付钱、要等待的 token。
+
 # %% [markdown]
 # ## 3. `stop=["Observation:"]`
 #
@@ -199,6 +249,13 @@ print(weather_tools.run("get_weather", {"location": "北京"})[0])
 # `stop`. The weather agent sends `"stop": "Observation:"` in every request for exactly this reason.
 #
 # Same messages, one more parameter:
+
+# %% [markdown] lang="zh-CN"
+# ## 3. `stop=["Observation:"]`
+#
+# chat completions API 专门有个参数干这件事：`stop`，一个字符串，或者最多四个字符串组成的列表。服务器在文本生成的过程中不断检查；一旦文本中出现停止词，生成就结束，停止词本身**不会**返回，`finish_reason` 为 `stop`。天气智能体正是为此在每个请求里都发送 `"stop": "Observation:"`。
+#
+# 同样的消息，多一个参数：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -226,11 +283,19 @@ print(f"the last 40 characters: {stopped_text[-40:]!r}")
 # the conversation that belongs to the model. (If it chose to answer without any tool, `stop`
 # cannot help: that is a different failure, and notebook 04's loop has to cope with it.)
 
+# %% [markdown] lang="zh-CN"
+# 有了 `stop`，回复里只可能包含模型在开始写 `Observation:` *之前*写下的内容。如果它打算调用工具，那就是一个 Thought 加一个 Action——恰好是对话中属于模型的那一半。（如果它选择不用任何工具直接回答，`stop` 就帮不上忙了：那是另一种失败，要由 notebook 04 的循环来应对。）
+
 # %% [markdown]
 # ## 4. The stop residue in a recorded run
 #
 # The weather agent's second reply in one recorded run (DeepSeek-V3 on DashScope, `"stop": "Observation:"`,
 # `finish_reason: "stop"`) was recorded as this `content`:
+
+# %% [markdown] lang="zh-CN"
+# ## 4. 一次录制运行中的停止词残留
+#
+# 在一次录制的运行中（DashScope 上的 DeepSeek-V3，`"stop": "Observation:"`，`finish_reason: "stop"`），天气智能体的第二个回复记录下来的 `content` 是这样的：
 
 # %%
 recorded_reply2 = (
@@ -252,6 +317,11 @@ print(recorded_reply2)
 # `scratchpad += content + "\nObservation: " + result`. With the residue, the next request
 # contains *two* Observation labels in a row — exactly what that run's third request shows:
 
+# %% [markdown] lang="zh-CN"
+# 看最后一行：`Observation`，**没有**冒号。停止词 `Observation:` 从未完整出现，所以什么也没被截掉——可模型偏偏就停在了那里。我们看不到那台服务器的内部，但有一种解释与记录相符：模型结束了自己的回合（它的回合结束 token 同样会给出 `finish_reason: "stop"`），或者接下来写的不是 `:`，于是停止词始终没有匹配上。无论哪种情况，停止词都只能防住它所写的那段精确文本。
+#
+# **看它出错。** 天气智能体的循环先追加回复，再追加自己的 Observation：`scratchpad += content + "\nObservation: " + result`。有了这个残留，下一个请求里就会连着出现*两个* Observation 标签——那次运行的第三个请求里看到的正是这样：
+
 # %%
 # the CMA weather API's reply for 广州 in that recorded run, shortened
 guangzhou_result = '{"msg":"success","code":0,"data":{"location":{"name":"广州"},"now":{"temperature":24.2}}}'
@@ -264,12 +334,18 @@ print("… " + "\n".join(naive_scratchpad.splitlines()[-3:]))
 # at its end. `reactlab.parsing.strip_invented_observation` does that (and also cuts a
 # complete invented Observation, as in section 2):
 
+# %% [markdown] lang="zh-CN"
+# DeepSeek-V3 对此满不在乎。小模型就未必了：它看到一个被破坏的模式，可能会照着模仿。修复办法是我们这边加一条规则：追加回复之前，去掉留在末尾的不完整停止词。`reactlab.parsing.strip_invented_observation` 干的就是这个（它还会截掉完整的编造 Observation，就像第 2 节那样）：
+
 # %%
 fixed = strip_invented_observation(recorded_reply2)
 print("… " + "\n".join((fixed + f"\nObservation: {guangzhou_result}\n").splitlines()[-3:]))
 
 # %% [markdown]
 # And on this run's own replies — whatever they ended with:
+
+# %% [markdown] lang="zh-CN"
+# 再用到这次运行自己的回复上——不管它们以什么结尾：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -287,6 +363,13 @@ for name, text in (("with stop", stopped_text), ("without stop", free_text)):
 #
 # The obvious one-liner:
 
+# %% [markdown] lang="zh-CN"
+# ## 5. 客户端截断：给不支持 `stop` 的服务商
+#
+# 不是每个端点都接受 `stop`。有些推理模型会用 400（"unsupported parameter"）拒绝它，有些代理会悄悄把它丢掉，而 OpenAI 最多只允许四个字符串。退路是让模型接着写，由我们自己来截断文本。这要多花那些额外的 token（第 2 节数过），但智能体看到的回复是一样的。
+#
+# 最容易想到的一行代码：
+
 # %%
 def naive_cut(text: str) -> str:
     return text.split("Observation:")[0]
@@ -298,6 +381,9 @@ print(repr(naive_cut("Action: get_weather\nObservation: 晴, 25°C\nFinal Answer
 # **Watch it break** on the recorded residue: there is no `Observation:` to split on, so the
 # dangling `Observation` stays.
 
+# %% [markdown] lang="zh-CN"
+# 用录制的残留来**看它出错**：里面没有 `Observation:` 可供切分，所以那个悬空的 `Observation` 留了下来。
+
 # %%
 print(repr(naive_cut(recorded_reply2)[-30:]))
 
@@ -306,6 +392,9 @@ print(repr(naive_cut(recorded_reply2)[-30:]))
 # the exact equivalent of the server-side `stop`), then drop a partial stop word at the end
 # (`strip_invented_observation`). Applied to the reply we got *without* `stop`, it should
 # come close to the reply we got *with* it — the cell prints whether they match:
+
+# %% [markdown] lang="zh-CN"
+# 所以客户端截断要分两步：先在停止词处截断（`reactlab.parsing.cut_at_stop`，与服务端的 `stop` 完全等价），再去掉末尾的不完整停止词（`strip_invented_observation`）。把它用在*不加* `stop` 得到的回复上，结果应该接近*加了* `stop` 得到的回复——单元格会打印两者是否一致：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -336,6 +425,13 @@ if cut_here != server_side:
 # it before anything else). Later notebooks import them from `reactlab.parsing` and never
 # redefine them.
 
+# %% [markdown] lang="zh-CN"
+# 如果两者不同，看看差在*哪里*：如果差异出现在截断点之前，那只是模型在两次请求里写了不同的字。`temperature=0` 让每一步都选最可能的 token，但"最可能"是用浮点数算出来的；一个会批处理请求、或者复用缓存的提示词前缀的服务器，可能让一个几乎打平的选择倒向另一边。截断本身是精确的。
+#
+# ### 现在它已经在包里了
+#
+# `cut_at_stop(text, stops)` 就是客户端的 `stop`；`strip_invented_observation(text)` 是我们在 notebook 03 构建的解析器的第一条规则（`reactlab.parsing.parse_react` 最先做的就是它）。后面的 notebook 都从 `reactlab.parsing` 导入它们，不再重新定义。
+
 # %%
 print(repr(cut_at_stop("Thought: 查天气\nAction: get_weather\nObservation: 晴", ["Observation:"])))
 print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\nObserv")))
@@ -352,17 +448,17 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 #   end of a reply. Strip it before appending the reply to the scratchpad.
 # - Without server-side `stop`, cut on the client: `cut_at_stop` + `strip_invented_observation`.
 #
-# | term | meaning |
-# |---|---|
-# | ReAct | Reason + Act: the model alternates Thought and Action; the program adds Observations |
-# | chain-of-thought (CoT) | reasoning written out step by step, in text only; no outside facts come in |
-# | Thought / Action / Observation | the model's reasoning / the tool call it asks for / the tool's result (written by *us*) |
-# | Final Answer | the label the model uses when it is done |
-# | stop sequence | a string that ends generation when the model writes it; not included in the reply |
-# | invented (fabricated) observation | a tool result the model wrote itself; no tool ran |
-# | stop residue | part of a stop word left in the reply, e.g. `Observation` without `:` |
-# | client-side stop | cutting the reply ourselves when the server cannot |
-# | scratchpad | the running Thought/Action/Observation text we send back each step (notebook 04) |
+# | term | 中文 | meaning |
+# |---|---|---|
+# | ReAct | ReAct（推理 + 行动） | Reason + Act: the model alternates Thought and Action; the program adds Observations |
+# | chain-of-thought (CoT) | 思维链 | reasoning written out step by step, in text only; no outside facts come in |
+# | Thought / Action / Observation | 思考 / 行动 / 观察 | the model's reasoning / the tool call it asks for / the tool's result (written by *us*) |
+# | Final Answer | 最终答案 | the label the model uses when it is done |
+# | stop sequence | 停止词 | a string that ends generation when the model writes it; not included in the reply |
+# | invented (fabricated) observation | 编造的观察结果 | a tool result the model wrote itself; no tool ran |
+# | stop residue | 停止词残留 | part of a stop word left in the reply, e.g. `Observation` without `:` |
+# | client-side stop | 客户端截断 | cutting the reply ourselves when the server cannot |
+# | scratchpad | 草稿本 | the running Thought/Action/Observation text we send back each step (notebook 04) |
 #
 # ## Exercises
 #
@@ -378,11 +474,42 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 # 4. Make `find_invented_observation` also catch `观察：` (a model answering in Chinese). Test it
 #    on three strings of your own; the check runs it on six more.
 
+# %% [markdown] lang="zh-CN"
+# ## 小结
+#
+# - ReAct 提示词给模型展示的模式里包含 `Observation:` 行；顺着这个模式续写的模型，可能会自己写出工具的结果。
+# - 编造的 Observation 是长得像数据的虚构内容，建立在它之上的任何 `Final Answer` 也一样。代码可以检测它：一行以 `Observation` 开头的文字。
+# - `stop=["Observation:"]` 让生成恰好在它之前结束；停止词本身不会返回。
+# - 停止词只能匹配它的精确文本：天气智能体的一次录制运行在回复末尾留下了残留 `Observation`。把回复追加到 scratchpad 之前，先去掉它。
+# - 服务端不支持 `stop` 时，就在客户端截断：`cut_at_stop` + `strip_invented_observation`。
+#
+# | 术语 | 中文 | 含义 |
+# |---|---|---|
+# | ReAct | ReAct（推理 + 行动） | Reason + Act：模型交替写 Thought 和 Action；程序补上 Observation |
+# | chain-of-thought (CoT) | 思维链 | 一步一步写出来的推理，只是文本；没有任何外部事实进来 |
+# | Thought / Action / Observation | 思考 / 行动 / 观察 | 模型的推理 / 它请求的工具调用 / 工具的结果（由*我们*来写） |
+# | Final Answer | 最终答案 | 模型完成时使用的标签 |
+# | stop sequence | 停止词 | 模型一写出它，生成就结束的字符串；不包含在回复里 |
+# | invented (fabricated) observation | 编造的观察结果 | 模型自己写的工具结果；其实没有任何工具运行过 |
+# | stop residue | 停止词残留 | 留在回复里的部分停止词，比如没有 `:` 的 `Observation` |
+# | client-side stop | 客户端截断 | 服务器做不到时，由我们自己截断回复 |
+# | scratchpad | 草稿本 | 每一步都发回给模型、不断增长的 Thought/Action/Observation 文本（notebook 04） |
+#
+# ## 练习
+#
+# 1. 用 `action_input` 风格的提示词、不加 `stop`，发送股票智能体的问题（`青岛啤酒和贵州茅台的收盘价哪个贵？`）。模型编造价格了吗？和真实收盘价（67.92 和 1488.21）比较一下。（`answer_1 = (text, invented)`：回复文本，以及你的判断，True 或 False；检查时也会读取这段文本。）
+# 2. 换成 `stop=["Observation"]`（不带冒号）会有什么变化？换成 `stop=["\nObservation"]` 呢？先预测，再用天气问题把两种都跑一遍。（`answer_2`：两个回复的文本。）
+# 3. 为什么 `stop=["Final Answer:"]` 是个坏主意？用 `cut_at_stop` 和这个停止词截断天气智能体录制的最后一个回复 `"Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\nFinal Answer: 北京的天气温度为23.4°C……"`，看看还剩下什么。
+# 4. 让 `find_invented_observation` 也能捕获 `观察：`（用中文回答的模型会这样写）。用你自己写的三个字符串测试它；检查会再用六个字符串跑一遍。
+
 # %% [markdown]
 # Each exercise has a starter cell (`answer_N = None`) and a check cell. The check
 # prints "not attempted yet" until you fill in the answer, ✔ when the result is right,
 # and otherwise stops with a message saying what is still wrong. It checks what your
 # code returned, never your wording, and never calls the model itself.
+
+# %% [markdown] lang="zh-CN"
+# 每道练习都有一个起始单元格（`answer_N = None`）和一个检查单元格。你填入答案之前，检查会打印 "not attempted yet"；结果正确时打印 ✔；否则就停下来，并告诉你还有哪里不对。它检查的是你的代码返回了什么，从不检查你的措辞，也从不自己调用模型。
 
 # %%
 from reactlab.exercises.nb02 import check_1, check_2, check_3, check_4
@@ -416,3 +543,9 @@ check_4(answer_4)
 #
 # ---
 # Prev: [01 · One request by hand](01_raw_requests.ipynb) | Index: [README](../README.md) | Next: [03 · Parsing ReAct with regular expressions](03_regex_parser.ipynb)
+
+# %% [markdown] lang="zh-CN"
+# 参考答案：[solutions/02_stop_token_solutions.ipynb](solutions/02_stop_token_solutions.ipynb)
+#
+# ---
+# 上一节：[01 · 手写一个请求](01_raw_requests.ipynb) | 索引：[README](../../README.zh-CN.md) | 下一节：[03 · 用正则表达式解析 ReAct](03_regex_parser.ipynb)

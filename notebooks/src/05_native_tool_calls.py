@@ -17,8 +17,29 @@
 # > `role: "tool"` 回填结果。不再需要正则解析，但消息顺序必须严格：先 assistant（带 tool_calls），
 # > 再逐个 tool 结果，然后才能再次请求模型。
 
+# %% [markdown] lang="zh-CN"
+# # 05 · 原生工具调用
+# *工具调用由 API 替你承载——不再是需要你自己解析的文本，而是结构化的 `tool_calls`；代价是消息顺序必须严格。*
+#
+# **学完本课，你能够：**
+# - 用 `tools=[…]` 声明工具，识别 `finish_reason == "tool_calls"`，并读出每个调用的 `id`、`name` 和 `arguments`；
+# - 用一条携带 `tool_call_id` 的 `role: "tool"` 消息回应一个调用，并解释缺少带 `tool_calls` 的 assistant 消息时为什么会收到 400；
+# - 先手工、再用 `ToolCallAccumulator` 拼接流式输出中的参数片段——包括 DashScope 那种 `"id": ""` 的 chunk；
+# - 完成一次完整的往返（流式或非流式），以第二个 `finish_reason` 为 `"stop"` 的响应收尾；
+# - 把一次回复里的多个调用并行执行，按调用顺序放回结果，并把储蓄智能体的问题从头到尾跑通。
+#
+# **我们在哪儿：** 第 04 课在纯文本上跑 ReAct 循环：一段教会模型格式的提示词、`stop`，再加一个解析器。
+# 这一课由 API 负责格式。我们沿用第 04 课的课程工具（`reactlab.tools`），解析器则不再需要。
+#
+# > 原生工具调用：工具用 JSON Schema 声明，模型返回结构化的 `tool_calls`，我们执行工具后用
+# > `role: "tool"` 回填结果。不再需要正则解析，但消息顺序必须严格：先 assistant（带 tool_calls），
+# > 再逐个 tool 结果，然后才能再次请求模型。
+
 # %% [markdown]
 # ## Setup
+
+# %% [markdown] lang="zh-CN"
+# ## 准备工作
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -49,6 +70,13 @@ print("course tools:", course.names())
 # every argument. Here is one entry, produced by the registry from the function's
 # docstring and type hints:
 
+# %% [markdown] lang="zh-CN"
+# ## 1. 菜单：`tools=[…]`
+#
+# 在 ReAct 里，工具列表是写在系统提示词里的一段文字。用原生调用时，它变成了请求参数：一组
+# JSON Schema 描述。模型把 `description` 当成说明书来读，所以好的描述要写清*什么时候*该用这个工具，
+# 并给每个参数一个示例值。下面是其中一项，由工具注册表根据函数的 docstring 和类型注解生成：
+
 # %%
 weather_only = ToolRegistry([course.get("get_weather")])
 print(json.dumps(weather_only.openai_tools(), ensure_ascii=False, indent=2))
@@ -60,6 +88,13 @@ print(json.dumps(weather_only.openai_tools(), ensure_ascii=False, indent=2))
 # answer at all: `finish_reason` becomes `"tool_calls"`, `message.content` is usually empty, and
 # `message.tool_calls` lists what the model wants run. Note that `arguments` is a JSON
 # **string**, not a dict — the model wrote it token by token, and nothing guarantees it parses.
+
+# %% [markdown] lang="zh-CN"
+# ## 2. 带工具的一次请求
+#
+# **先预测**会返回什么。如果模型认为需要调用工具，回复就根本不是答案：`finish_reason` 变成
+# `"tool_calls"`，`message.content` 通常为空，`message.tool_calls` 列出模型想执行的调用。注意
+# `arguments` 是一个 JSON **字符串**，不是 dict——它是模型一个 token 一个 token 写出来的，没有任何东西保证它能被解析。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -84,6 +119,11 @@ for call in msg.tool_calls or []:
 # asks again with `tool_choice="required"`, which obliges the server to return one (notebook 06
 # shows how the local server enforces that).
 
+# %% [markdown] lang="zh-CN"
+# 它做了什么？在 `tool_choice="auto"`（默认值）下，调不调用工具由模型自己决定。下面这个单元格保证
+# 无论哪种情况笔记本都能继续：如果这次运行没有产生调用，就用 `tool_choice="required"` 再问一次，
+# 这会强制服务器返回一个调用（第 06 课会展示本地服务器如何做到这一点）。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 if not msg.tool_calls:
@@ -105,6 +145,14 @@ print(f"We work with: {call.function.name}({call.function.arguments})  id={call.
 # `registry.run` never raises: a bad call comes back as an `Error: …` text the model can read
 # (notebook 07 is about that).
 
+# %% [markdown] lang="zh-CN"
+# ## 3. 执行工具，用 `role: "tool"` 回应
+#
+# 模型只是*提出请求*。由我们的代码解码参数、执行函数，再把结果以 role 为 `tool` 的消息发回去。
+# `tool_call_id` 说明这条结果回应的是哪个调用——一条回复里可以有多个调用，每个调用都需要恰好一个回应。
+# `registry.run` 从不抛异常：出错的调用会变成一段模型能读懂的 `Error: …` 文本返回
+# （第 07 课专门讲这个）。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 try:
@@ -122,6 +170,13 @@ print(json.dumps(tool_message, ensure_ascii=False, indent=2))
 # then directly the `tool` message. The assistant message that *made* the call is not there, and the
 # `tool_call_id` (`call_xyz789`) points at a call the conversation never contains. Here is that
 # request, with the tutorial's own tool and weather figures, sent to our local server:
+
+# %% [markdown] lang="zh-CN"
+# ## 4. 看它出错：缺失的 assistant 消息
+#
+# 一篇被广泛转载的 DashScope 教程，第二次请求是这样写的：用户问题之后直接跟 `tool` 消息。*发起*调用的那条
+# assistant 消息不见了，`tool_call_id`（`call_xyz789`）指向的是一个对话里根本不存在的调用。下面就是这个请求，
+# 用的是教程自己的工具和天气数据，发给我们的本地服务器：
 
 # %%
 tutorial_tool = {
@@ -161,6 +216,13 @@ except openai.APIStatusError as err:
 # remembers asking: a broken order makes the model look "suddenly dumb". The fix is to echo the assistant message exactly as it came: same `id`, same name, same
 # `arguments` string.
 
+# %% [markdown] lang="zh-CN"
+# OpenAI 风格的规则很严格：一条 `tool` 消息必须回应紧挨在它前面的那条 assistant 消息的 `tool_calls`
+# 里列出的某个调用。OpenAI 的 API 和本地服务器都会拒绝这个请求（上面就是本地服务器的回复）；其他服务商的
+# 报错措辞各不相同——而如果某个服务商照单全收，模型读到的就是一份天气报告，却想不起自己问过什么：
+# 顺序一乱，模型看起来就"突然变笨了"。修复方法是把 assistant 消息原样回传：同样的 `id`、同样的名字、
+# 同样的 `arguments` 字符串。
+
 # %%
 tutorial_call = {"role": "assistant", "content": None, "tool_calls": [{
     "id": "call_xyz789", "type": "function",
@@ -184,6 +246,14 @@ print(reply.choices[0].message.content or reply.choices[0].message.tool_calls)
 #
 # Now the same repair for our own conversation from sections 2–3. The assistant message is
 # rebuilt from the SDK object field by field, so you can see exactly what goes back.
+
+# %% [markdown] lang="zh-CN"
+# 这次请求是合法的，返回什么则由模型决定：`finish_reason: "stop"` 加上一个基于工具结果的回答，
+# 或者是 `"tool_calls"`——如果它决定再查一次天气的话。小模型有时会重复一个结果已经摆在眼前的调用
+# （第 07 课会处理这个问题）。
+#
+# 现在对第 2–3 节里我们自己的对话做同样的修复。assistant 消息由 SDK 对象逐字段重建，
+# 这样你能清楚地看到发回去的到底是什么。
 
 # %%
 def assistant_message(message) -> dict:
@@ -216,8 +286,17 @@ print(again.choices[0].message.content or again.choices[0].message.tool_calls)
 #
 # When every result the question needs is in the conversation, we can take the choice away:
 # `tool_choice="none"` keeps the tools declared but allows only a text answer (the local server
-# then shows the model no tool list at all; notebook 06 shows how). The package's loops do the
+# then shows the model no tool list at all). The package's loops do the
 # same for their last request when a budget runs out: they send it without tools.
+
+# %% [markdown] lang="zh-CN"
+# 继续之前先看看输出。`finish_reason` 为 `"stop"` 说明模型根据工具结果作答了。如果又是
+# `"tool_calls"`，说明它还想要更多——而这个小模型在工具仍然可用时，常常会再次请求它刚刚拿到结果的
+# 那个调用（上次运行这个笔记本时，它第二次查询了北京的天气）。请求本身没错，错的是模型的选择。
+#
+# 当问题需要的所有结果都已经在对话里时，我们可以收回这个选择权：`tool_choice="none"` 保留工具声明，
+# 但只允许文本回答（此时本地服务器干脆不给模型看工具列表）。包里的循环在预算用完时，
+# 对最后一次请求也是这么做的：不带工具发送。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -235,6 +314,14 @@ print("answer:", final.choices[0].message.content)
 # Is the answer right? The grader of notebook 04 reads a `RunResult`. A conversation we drove by
 # hand becomes one with a few lines — one `Step` per request, its tool calls with their
 # results, and the answer:
+
+# %% [markdown] lang="zh-CN"
+# 一次往返就此完成：请求 → `tool_calls` → 我们的工具 → `role: "tool"` → 一个
+# `finish_reason: "stop"` 的回答。（刚拿到工具结果就给出空回答，是小模型的一个已知毛病——
+# 包里的循环遇到这种情况会重问一次。）
+#
+# 答案对吗？第 04 课的评分器读取的是 `RunResult`。我们手工驱动的对话只需几行就能变成一个
+# `RunResult`——每次请求一个 `Step`，记下它的工具调用及结果，再加上答案：
 
 # %%
 def args_of(arguments):
@@ -261,12 +348,20 @@ round_trip = as_run(question, [[(call.function.name, args, observation, is_error
                     final.choices[0].message.content)
 print(grade(round_trip, Expected(parts=("北京",))))
 
+# %% [markdown]
 # ## 5. Streaming: arguments arrive in pieces
 #
 # With `stream=True` the reply comes as many small chunks, and a tool call is spread over them:
 # typically the first fragment carries `index`, `id` and the function `name`, and later fragments
 # carry more of the `arguments` string. Here is the raw stream of the request from section 2
 # (read with `reactlab.http.stream_chat`, so each chunk is a plain dict):
+
+# %% [markdown] lang="zh-CN"
+# ## 5. 流式输出：参数分块到达
+#
+# 用 `stream=True` 时，回复以许多小 chunk 的形式到达，一个工具调用也被分散在其中：通常第一个片段带着
+# `index`、`id` 和函数 `name`，后面的片段再陆续带来 `arguments` 字符串的其余部分。下面是第 2 节那个请求的
+# 原始流（用 `reactlab.http.stream_chat` 读取，所以每个 chunk 都是普通的 dict）：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -285,6 +380,9 @@ print(len(live_chunks), "chunks")
 # %% [markdown]
 # Assembling by hand looks easy. A first attempt: *a fragment that has an `id` starts a new call;
 # one without an `id` continues the last call.*
+
+# %% [markdown] lang="zh-CN"
+# 手工拼接看起来很简单。第一版尝试：*带 `id` 的片段开始一个新调用；不带 `id` 的片段接在上一个调用后面。*
 
 # %%
 def assemble_naive(chunks: list[dict]) -> list[dict]:
@@ -308,6 +406,12 @@ print(assemble_naive(live_chunks))
 # the tail of the arguments and `"id": ""`, and the closing one with `finish_reason:
 # "tool_calls"`. The opening chunk with the id, the name and the start of the arguments was not
 # shown, so we **reconstruct** it (marked below); the other two are the tutorial's, unchanged.
+
+# %% [markdown] lang="zh-CN"
+# 这在本地的流上行不行得通，取决于服务器怎么组织它的 chunk（看上面的输出）。再来看 DashScope 教程里的流。
+# 教程记录了两个 chunk——一个带着参数的后半段和 `"id": ""`，另一个是收尾的、带
+# `finish_reason: "tool_calls"` 的 chunk。带 id、名字和参数开头的第一个 chunk 教程没有展示，
+# 所以我们把它**重建**出来（下面有标注）；另外两个是教程原文，未做改动。
 
 # %%
 opening_chunk = {  # RECONSTRUCTED (not in the tutorial): id, name, start of the arguments
@@ -345,6 +449,12 @@ print(json.dumps(assemble_naive(dashscope_chunks), ensure_ascii=False, indent=1)
 # `"id": ""` on every later fragment; `""` means *same call*, not a new one. The field that
 # really identifies a call within one reply is `index`. A second attempt, keyed by index:
 
+# %% [markdown] lang="zh-CN"
+# 本来只有一个调用，却拼出了两个"调用"：第二个的 id 是 `""`、没有名字，参数是 ` "北京"}`——
+# 而第一个里装的是 `{"location":`，不是合法的 JSON。DashScope 会在之后的每个片段上重复
+# `"id": ""`；`""` 的意思是*同一个调用*，而不是新调用。在一条回复中真正标识调用的字段是 `index`。
+# 第二版，按 index 拼接：
+
 # %%
 def assemble_by_index(chunks: list[dict]) -> list[dict]:
     calls: dict[int, dict] = {}
@@ -371,6 +481,16 @@ for name, chunks in [("local stream", live_chunks), ("DashScope tutorial", dashs
 # `ToolCallAccumulator` takes dicts or SDK chunk objects and gives back the finished calls, the
 # text, the `finish_reason`, and the assistant message to echo:
 
+# %% [markdown] lang="zh-CN"
+# 其他服务商各有各的习惯（有的在每个 chunk 上重复完整的 id 和名字，有的省略 `index`，有的把整个调用
+# 放在一个 chunk 里发出，而 usage chunk 的 `choices` 是 `[]`）。`reactlab.streaming.ToolCallAccumulator`
+# 处理的正是这一串情况。
+#
+# ### 这部分现在已经放进包里了
+#
+# `ToolCallAccumulator` 接受 dict 或 SDK 的 chunk 对象，返回拼好的调用、文本、`finish_reason`，
+# 以及要回传的 assistant 消息：
+
 # %%
 from reactlab.streaming import ToolCallAccumulator
 
@@ -384,6 +504,9 @@ for name, chunks in [("local stream", live_chunks), ("DashScope tutorial", dashs
 # %% [markdown]
 # The same works on the SDK's own stream objects — and with it we can take the streamed round
 # trip to its end. First the streamed request, assembled as it arrives:
+
+# %% [markdown] lang="zh-CN"
+# 它同样适用于 SDK 自己的流对象——借助它，我们可以把流式的往返走完。首先是流式请求，边到达边拼接：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -409,6 +532,11 @@ print(streamed.chunks, "chunks ->", streamed.finish_reason, streamed.tool_calls)
 # second request. As in section 4, the second request says `tool_choice="none"`: every result
 # is in, so the one thing left to do is answer.
 
+# %% [markdown] lang="zh-CN"
+# 接下来是往返的剩余部分：执行工具，回传 `streamed.message()`（assistant 这一轮，其中每个调用
+# 都保持拼接后的样子），每个调用 id 追加一条 `tool` 消息，再以流式发送第二次请求。和第 4 节一样，
+# 第二次请求带上 `tool_choice="none"`：结果都已到齐，剩下唯一要做的就是回答。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 streamed_calls, streamed_conversation = [], [{"role": "user", "content": question},
@@ -432,6 +560,16 @@ print(grade(as_run(question, [streamed_calls], second.content), Expected(parts=(
 # **Predict:** for "北京和广州今天天气怎么样？" a model that plans well asks for two
 # `get_weather` calls in one reply; a weaker one asks for one city, or merges both into one
 # argument. Let's see which happened:
+
+# %% [markdown] lang="zh-CN"
+# `finish_reason: "stop"` 加上一个回答：流式往返就是这些。如果判定是 ✘，它列出的理由会说明答案
+# 相对于上面的工具结果错在哪里。
+#
+# ## 6. 并行调用：北京*和*广州
+#
+# 一条回复里可以有多个调用——模型在说"这些互不依赖，全都执行吧"。**先预测：** 对于
+# "北京和广州今天天气怎么样？"，规划得好的模型会在一条回复里请求两个 `get_weather` 调用；
+# 差一点的只问一个城市，或者把两个城市塞进同一个参数。看看这次是哪种：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -458,6 +596,15 @@ if not pmsg.tool_calls:
 # tool result" got nothing from this reply. If the line above the verdict says True, this time
 # the model made one call per city, and only the missing answer is left.
 
+# %% [markdown] lang="zh-CN"
+# ### 看它出错：一个调用里塞了两个城市
+#
+# `get_weather` 只接受一个城市（它的描述里写明了）。像 `{"location": "北京, 广州"}` 这样的调用是规划
+# 失败，不是并行调用：工具会拒绝它。（上次运行这个笔记本时，模型正是这么做的：一个调用，`"北京, 广州"`。）
+# 执行模型请求的调用，并假设运行到此为止，给这第一条回复评分。判定无论如何都是 ✘——因为还没有答案——
+# 所以请看第一条之后的理由：被列为"no tool result"的城市，在这条回复里什么也没拿到。如果判定上面那一行
+# 显示 True，说明这次模型给每个城市各发了一个调用，只差答案了。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 # demo: break
@@ -478,6 +625,12 @@ print(grade(as_run(two_cities, [first_results], None, status="max_steps"),
 # id, and ask again. (When the notebook was last run, the model read the refusal and asked for
 # 北京 and 广州 in two calls in one reply: a real parallel call. The cell asks again only if a
 # call above failed, and prints what the model did this time.)
+
+# %% [markdown] lang="zh-CN"
+# 错误文本会作为工具结果发回去——`registry.run` 不抛异常，而是返回它——这样模型能读到它并重试。
+# 回传 assistant 消息，回应每个调用 id，然后再问一次。（上次运行时，模型读到拒绝信息后，在一条回复里
+# 用两个调用分别请求了北京和广州：真正的并行调用。只有上面有调用失败时，这个单元格才会再问，
+# 并打印模型这次做了什么。）
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -502,6 +655,11 @@ for c in pmsg.tool_calls or []:
 # visible we slow the *first* call down on purpose, so it finishes last. The calls are the ones
 # the model just made — if it made fewer than two, the cell says so, and there is no order to
 # get wrong.
+
+# %% [markdown] lang="zh-CN"
+# 互不依赖的调用可以同时执行，例如放进线程池。但结果仍必须**按调用顺序**发回，每个都带着自己的
+# `tool_call_id`。为了让这一点看得见，我们故意让*第一个*调用变慢，使它最后完成。这里用的就是模型
+# 刚才发出的调用——如果不到两个，单元格会如实说明，那也就不存在顺序出错的问题。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -540,6 +698,16 @@ for m in tool_messages:
 # `side_effects=True` (booking, sending, paying) never runs in parallel — it waits for the calls
 # before it and runs alone.
 
+# %% [markdown] lang="zh-CN"
+# 无论调用以什么顺序完成，`pool.map` 都按提交顺序返回结果——"结果保持顺序"要做的仅此而已。如果上面
+# 某个结果以 `Error:` 开头，说明模型发来了工具拒绝的内容；这段文本会作为观察结果发回去，模型可以在下一步自我纠正。
+#
+# ### 这部分现在已经放进包里了
+#
+# `reactlab.tools.execute_calls` 接受 API 原生格式的调用，按调用顺序为每个调用返回一个结果。它还懂得
+# 手写版本不懂的事：标记了 `side_effects=True` 的工具（预订、发送、支付）永远不会并行执行——
+# 它会等前面的调用完成，然后单独执行。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 from reactlab.tools import execute_calls
@@ -556,6 +724,10 @@ for outcome in outcomes:
 # `tool_choice="none"`, since we will not run more calls here). The verdict grades the whole
 # exchange: both replies' calls, their results, and the answer.
 
+# %% [markdown] lang="zh-CN"
+# 为了把对话收尾，结果发回去后由模型作答（同样带 `tool_choice="none"`，因为这里不会再执行更多调用）。
+# 判定针对整个交互评分：两条回复里的调用、它们的结果，以及答案。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 if calls:
@@ -570,6 +742,7 @@ requests = ([first_results] if asked_again else []) + ([second_results] if calls
 exchange = as_run(two_cities, requests, last.choices[0].message.content)
 print(grade(exchange, Expected(parts=("北京", "广州"))))
 
+# %% [markdown]
 # ## 7. The loop: 今天是几号…每天存 5 元
 #
 # The savings agent's task: *今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？*
@@ -577,6 +750,14 @@ print(grade(exchange, Expected(parts=("北京", "广州"))))
 # model must see each result before it can ask for the next. The whole native loop is short:
 # ask; if there are `tool_calls`, echo the assistant message, answer every id, ask again; if not,
 # that is the answer.
+
+# %% [markdown] lang="zh-CN"
+# ## 7. 循环：今天是几号…每天存 5 元
+#
+# 储蓄智能体的任务：*今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？*
+# 它需要三个前后依赖的调用——先 `get_today`，再 `days_between`，最后 `calculator`——所以模型必须看到每个
+# 结果，才能请求下一个。整个原生循环很短：发请求；如果有 `tool_calls`，就回传 assistant 消息、回应每个 id、
+# 再发请求；如果没有，那就是答案。
 
 # %% [markdown]
 # ### Why the calculator parses instead of calling `eval`
@@ -589,6 +770,16 @@ print(grade(exchange, Expected(parts=("北京", "广州"))))
 # abs, round). Anything else is refused with a `ValueError` whose message tells the model what to
 # write instead — and `registry.run` turns that into an `Error: …` tool result. Here is an
 # unsafe string, caught (it is never evaluated):
+
+# %% [markdown] lang="zh-CN"
+# ### 为什么计算器要解析表达式，而不是调用 `eval`
+#
+# 调用链的最后一个工具 `calculator` 收到的是模型写的表达式。一行版的 `eval(expression)` 会执行模型写的
+# *任何* Python：像 `__import__('os').system('rm -rf ~')` 这样的"表达式"会在你的机器上执行 shell 命令。
+# `reactlab.tools.calculator` 从不调用 `eval`：它把文本解析成语法树（`ast`），只对数字、算术运算符、
+# 括号和四个函数（max、min、abs、round）求值。其他一律以 `ValueError` 拒绝，错误信息会告诉模型应该
+# 怎么写——`registry.run` 再把它变成一条 `Error: …` 工具结果。下面是一个不安全的字符串，被拦了下来
+# （它从未被求值）：
 
 # %%
 from reactlab.tools import calculator
@@ -603,6 +794,9 @@ except ValueError as exc:
 # %% [markdown]
 # Now the loop. It returns a `RunResult` built with `as_run` (section 4), so the grader can
 # read it like any other run.
+
+# %% [markdown] lang="zh-CN"
+# 现在来看循环。它返回一个用 `as_run`（第 4 节）构造的 `RunResult`，所以评分器可以像读其他运行记录一样读它。
 
 # %%
 savings_q = "今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？"
@@ -634,6 +828,10 @@ def tiny_loop(question: str, registry: ToolRegistry, max_steps: int = 5) -> RunR
 # "today" pinned to 2026-03-01 that is 306 days and 306 × 5 = 1530 元 — and hand them to the
 # grader as `Expected(figures=...)`:
 
+# %% [markdown] lang="zh-CN"
+# 对不对？我们不用模型，用同样的工具算出预期数字——"今天"固定为 2026-03-01 时，是 306 天，
+# 306 × 5 = 1530 元——再以 `Expected(figures=...)` 的形式交给评分器：
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 today = savings_tools.call("get_today", {})
@@ -652,6 +850,9 @@ print(grade(tiny, savings_expected))
 # %% [markdown]
 # The answer is only half the story; the calls say how the model got there. Which dates did it
 # give `days_between`, and where did they come from?
+
+# %% [markdown] lang="zh-CN"
+# 答案只是故事的一半；调用记录说明了模型是怎么得出它的。它给 `days_between` 传了哪些日期？这些日期从哪儿来？
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -679,6 +880,19 @@ print("dates from neither get_today nor the question:", odd or "none")
 # errors and bad JSON turned into tool messages, parallel calls in order, an empty reply re-asked
 # once, the guards of notebook 07, and a `RunResult` with one `Step` per model call — the same
 # record the ReAct agent of notebook 04 returns.
+
+# %% [markdown] lang="zh-CN"
+# 如果最后一行列出了某个日期，把它和按第 1 节方式打印出的工具列表（`savings_tools.openai_tools()`）
+# 对照一下：`days_between` 的参数里有示例日期，一个没有任何指示的小模型可能会把示例当成事实，而不去调用
+# `get_today`。（出于同样的原因，计算器的描述把求平均写成 `(a + b + c) / 3`：字母没法被当成数据抄进调用里。）
+# 二十行的循环足以讲清机制——但对这样的模型来说还不够：它还需要一段说明何时调用工具的系统提示词，以及
+# 应对各种情况的规则：参数不是 JSON、工具结果之后的空回复、重复调用、服务商报错。这些规则是第 07 课的主题。
+#
+# ### 这部分现在已经放进包里了
+#
+# `reactlab.fc_agent.run_function_calling` 就是这个循环加上那些规则：系统提示词、把工具错误和坏 JSON
+# 转成 tool 消息、按顺序处理并行调用、空回复重问一次、第 07 课的护栏，以及一个每次模型调用对应一个 `Step`
+# 的 `RunResult`——和第 04 课的 ReAct 智能体返回的记录一样。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -711,16 +925,16 @@ print(grade(run, savings_expected))
 # never `eval`. And a hand-driven conversation becomes a `RunResult`, so the grader's verdict
 # can say whether its answer rests on the tool results.
 #
-# | term | meaning |
-# |---|---|
-# | `tools` | request parameter: the functions the model may call, as JSON Schema |
-# | `tool_calls` | the assistant message's list of requested calls: `id`, `type`, `function.name`, `function.arguments` (a JSON string) |
-# | `finish_reason: "tool_calls"` | the model stopped to ask for tools, not to answer |
-# | `role: "tool"` | the message that carries one tool result back |
-# | `tool_call_id` | the id of the call a `tool` message answers; must match a call in the preceding assistant message |
-# | `tool_choice` | `auto` (model decides), `none`, `required`, or a named function |
-# | delta / chunk | one piece of a streamed reply; tool calls arrive as fragments keyed by `index` |
-# | `parallel_tool_calls` | let the model put several independent calls in one reply |
+# | term | 中文 | meaning |
+# |---|---|---|
+# | `tools` | 工具列表 | request parameter: the functions the model may call, as JSON Schema |
+# | `tool_calls` | 工具调用列表 | the assistant message's list of requested calls: `id`, `type`, `function.name`, `function.arguments` (a JSON string) |
+# | `finish_reason: "tool_calls"` | 因工具调用而结束 | the model stopped to ask for tools, not to answer |
+# | `role: "tool"` | 工具消息 | the message that carries one tool result back |
+# | `tool_call_id` | 工具调用 ID | the id of the call a `tool` message answers; must match a call in the preceding assistant message |
+# | `tool_choice` | 工具选择 | `auto` (model decides), `none`, `required`, or a named function |
+# | delta / chunk | 增量 / 数据块 | one piece of a streamed reply; tool calls arrive as fragments keyed by `index` |
+# | `parallel_tool_calls` | 并行调用 | let the model put several independent calls in one reply |
 #
 # ## Exercises
 #
@@ -746,6 +960,52 @@ print(grade(run, savings_expected))
 #    (`Expected(figures=("67.92", "1488.21"), winner="贵州茅台")`) agree with your reading?
 #
 # Solutions: [solutions/05_native_tool_calls_solutions.ipynb](solutions/05_native_tool_calls_solutions.ipynb)
+
+# %% [markdown] lang="zh-CN"
+# 不管这次运行结果如何，记录都准确说明了问题出在哪里：哪一步发出了哪个调用、每个工具返回了什么、最终文本用的是
+# 这些数字还是它自己的数字。如果调用都对而答案错了，那就是模型在最后一步失败了——这正是这个模型出了名的
+# "读不懂自己的工具结果"问题；第 06 课会给两种协议在这方面的表现拿出数字。
+#
+# ## 小结
+#
+# 原生工具调用把工具协议从提示词文本挪进了 API：工具以 JSON Schema 传入，调用以结构化的 `tool_calls`
+# 传出，结果以 `tool` 消息传回。作为交换，它要求你做好记账：回传 assistant 消息、回应每个 id、保持顺序——
+# 流式输出时还要把参数片段重新拼起来。一次往返以 `finish_reason` 为 `"stop"` 的响应结束；当小模型不停地
+# 请求它已经拿到结果的调用时，用 `tool_choice="none"` 要它作答。对模型所写内容求值的工具（计算器）会先
+# 解析，只允许算术——绝不用 `eval`。手工驱动的对话可以变成 `RunResult`，于是评分器的判定能说明答案是否
+# 建立在工具结果之上。
+#
+# | 术语 | 中文 | 含义 |
+# |---|---|---|
+# | `tools` | 工具列表 | 请求参数：模型可以调用的函数，以 JSON Schema 描述 |
+# | `tool_calls` | 工具调用列表 | assistant 消息里请求的调用列表：`id`、`type`、`function.name`、`function.arguments`（一个 JSON 字符串） |
+# | `finish_reason: "tool_calls"` | 因工具调用而结束 | 模型停下来是为了请求工具，而不是为了作答 |
+# | `role: "tool"` | 工具消息 | 把一个工具结果带回去的消息 |
+# | `tool_call_id` | 工具调用 ID | `tool` 消息所回应的调用的 id；必须和前一条 assistant 消息里的某个调用对上 |
+# | `tool_choice` | 工具选择 | `auto`（模型决定）、`none`、`required`，或指定某个函数 |
+# | delta / chunk | 增量 / 数据块 | 流式回复中的一小块；工具调用以按 `index` 区分的片段到达 |
+# | `parallel_tool_calls` | 并行调用 | 允许模型在一条回复里放入多个互不依赖的调用 |
+#
+# ## 练习
+#
+# 每道练习都有一个待填写的单元格，下面跟着一个检查单元格；检查只读取你的代码产生的结果（从不调用模型），
+# 并打印 ✔、"not attempted yet"，或者还有哪里不对。
+#
+# 1. **错误的 id。** 拿教程修好的请求（第 4 节：`tutorial_user`、`tutorial_call`、`tutorial_result`），
+#    用两种方式把它弄坏：(a) 把 `tool` 消息的 `tool_call_id` 改成 `"call_other"`；(b) 保留 assistant
+#    消息，去掉 `tool` 消息。把两者都发给本地服务器，打印它的回复。把 `answer_1` 设为这两个消息列表
+#    `(wrong_id, no_result)`。
+# 2. **交错的片段。** 为两个并行调用写出 chunk dict——北京的 `get_weather`（index 0）和广州的
+#    （index 1）——让它们的片段交替出现（index 0, 1, 0, 1），并且第二个调用在它的每个片段上都重复 id。
+#    用它们检验 `assemble_by_index` 和 `ToolCallAccumulator`；把 `answer_2` 设为这个 chunk 列表。
+# 3. **并行且有序。** 写一个 `run_in_order(calls, registry)`，在线程池里执行调用（带 `id`、`name`、
+#    `arguments` 的 dict），按调用顺序返回 `tool` 消息——要用 `concurrent.futures.as_completed`
+#    （它按*完成*顺序产出），而不是 `map`。把 `answer_3` 设为这个函数；检查会用一个会 sleep 的工具来运行它。
+# 4. **青岛啤酒 vs 贵州茅台。** 用 `get_closing_price` 和 `calculator` 对"青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高？"
+#    运行 `run_function_calling`，把 `answer_4` 设为结果。模型每一步发出了几个调用？评分器的判定
+#    （`Expected(figures=("67.92", "1488.21"), winner="贵州茅台")`）和你自己的判断一致吗？
+#
+# 参考答案：[solutions/05_native_tool_calls_solutions.ipynb](solutions/05_native_tool_calls_solutions.ipynb)
 
 # %%
 from reactlab.exercises.nb05 import check_1, check_2, check_3, check_4
@@ -776,3 +1036,7 @@ check_4(answer_4)
 # %% [markdown]
 # ---
 # Prev: [04 · The scratchpad](04_scratchpad.ipynb) | Index: [README](../README.md) | Next: [06 · Under the hood](06_under_the_hood.ipynb)
+
+# %% [markdown] lang="zh-CN"
+# ---
+# 上一课：[04 · 草稿本](04_scratchpad.ipynb) | 目录：[README](../../README.zh-CN.md) | 下一课：[06 · 深入底层](06_under_the_hood.ipynb)

@@ -16,8 +16,28 @@
 # > 模型本身只会"续写文本"。所谓原生工具调用，就是服务器把 tools 写进提示词（聊天模板），
 # > 再把模型写出的文本解析回 tool_calls。看清这两步，就知道 Function Calling 和 ReAct 的差别在哪里。
 
+# %% [markdown] lang="zh-CN"
+# # 06 · 深入底层
+# *原生工具调用，进去时是一个聊天模板，出来时是一个解析器——这里让本地服务器把这两件事都做给你看，并把两种协议放在一起实测对比。*
+#
+# **学完本课，你能够：**
+# - 展示带 `tools` 的请求里模型实际读到的完整提示词——以及工具列表和调用格式去了哪里；
+# - 读懂模型写出的原始文本，并解释一个宽松的解析器是如何把它变成 `tool_calls` 的；
+# - 解释 `tool_choice="required"` 改变了什么：针对 JSON schema 的约束解码；
+# - 在同样的任务上用数字（token、步数、解析失败次数）而不是口号来比较文本 ReAct 和原生调用。
+#
+# **我们在哪儿：** 第 05 课按 API 呈现的样子使用了 `tools=` 和 `tool_calls`。现在我们把盒子打开。
+# 本地服务器有一个教学开关：在请求里加上 `"reactlab_debug": true`，回复就会带上模型真正看到和写出的内容。
+# 为了做对比，我们导入第 04 课和第 05 课的智能体（`run_react`、`run_function_calling`）。
+#
+# > 模型本身只会"续写文本"。所谓原生工具调用，就是服务器把 tools 写进提示词（聊天模板），
+# > 再把模型写出的文本解析回 tool_calls。看清这两步，就知道 Function Calling 和 ReAct 的差别在哪里。
+
 # %% [markdown]
 # ## Setup
+
+# %% [markdown] lang="zh-CN"
+# ## 准备工作
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -61,6 +81,12 @@ def ask(messages, tools=None, **params):
 # model cannot read JSON messages — it reads one long string. **Predict** what that string holds
 # besides the question.
 
+# %% [markdown] lang="zh-CN"
+# ## 1. 模型读到了什么
+#
+# 第 05 课第 2 节的请求：一条用户消息，一个工具。SDK 发送的是 JSON。但模型读不了 JSON 消息——它读的是
+# 一整条长字符串。**先预测**：除了问题本身，这条字符串里还有什么？
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 question = "北京今天天气怎么样？"
@@ -80,9 +106,23 @@ print(dbg.get("prompt", "(no debug view: not the local server)"))
 #
 # So "native" tool calling is still a prompt. The model was *trained* on this exact layout: that
 # is the argument for native calls — a format the model has seen in training instead of one we
-# invent. Whether it *works* better on a given model is a measurement, not a given (section 5:
-# on this 1.5B model the invented text format did better). Either way the tokens are there and
+# invent. Whether it *works* better on a given model is a measurement, not a given (section 6
+# measures it: on this 1.5B model the invented text format did better). Either way the tokens are there and
 # you pay for them:
+
+# %% [markdown] lang="zh-CN"
+# 值得注意的地方，全都是**聊天模板**（模型文件里自带的一段 Jinja 程序）加进去的：
+#
+# - 出现了一个默认的 system 轮次，尽管我们并没有发送；
+# - 我们的工具 schema 以 JSON 文本的形式，被贴进了这个 system 轮次的 `<tools></tools>` 之间；
+# - 有一条指令要求模型用 `<tool_call>{"name": …, "arguments": …}</tool_call>` 来回答；
+# - 每一轮都包在 `<|im_start|>role … <|im_end|>` 里，字符串以一个敞开的 assistant 轮次结尾，
+#   留给模型接着往下写。
+#
+# 所以"原生"工具调用其实还是提示词。模型*训练时*见过的正是这种排布：这就是支持原生调用的理由——
+# 用一个模型在训练中见过的格式，而不是我们自己发明的格式。至于在某个具体模型上它是否*效果*更好，
+# 那要靠测量，不是理所当然的（第 6 节做了测量：在这个 1.5B 模型上，我们发明的文本格式表现更好）。无论如何，
+# 这些 token 都实实在在地在那里，而且要你买单：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -96,6 +136,12 @@ print("template origin:", dbg.get("template"))
 #
 # The server renders with `reactlab.server.template.ChatTemplate`, built from the template stored
 # in the GGUF file. We can do the same without the server:
+
+# %% [markdown] lang="zh-CN"
+# ### 自己来渲染
+#
+# 服务器用 `reactlab.server.template.ChatTemplate` 渲染，它基于 GGUF 文件里存储的模板构建。
+# 不经过服务器，我们也能做同样的事：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -113,6 +159,11 @@ print("same string as the server's:", ours == dbg.get("prompt", ours))
 #
 # `from_gguf` says "repaired". Render the template exactly as stored in the file and look at the
 # line that shows the model how to write a call:
+
+# %% [markdown] lang="zh-CN"
+# ### 看它出错：1.5B 模型文件里的模板
+#
+# `from_gguf` 显示的是 "repaired"。把文件里原样存储的模板渲染出来，看看教模型如何写调用的那一行：
 
 # %%
 raw_template = ChatTemplate(chat_template(gguf_path), origin="as stored in the GGUF")
@@ -132,6 +183,15 @@ for label, text in [("as stored", as_stored), ("repaired ", ours)]:
 # The reply's `tool_calls` are the server's interpretation. The debug view keeps the text the
 # model actually produced and says where the parser found each call:
 
+# %% [markdown] lang="zh-CN"
+# 存储的模板用双层花括号 `{{"name": …}}` 来写示例调用——这不是合法的 JSON，而模型会照着示例抄。
+# `reactlab.server.template.repair` 只改写这一个字符串；0.5B 模型的模板从来没有这个 bug。正是这类
+# 细小、无声的 bug，让我们在断言"这个模型不擅长工具调用"之前，值得先看一眼提示词。
+#
+# ## 2. 模型写了什么
+#
+# 回复里的 `tool_calls` 是服务器的解读。调试视图保留了模型实际生成的文本，并说明解析器是在哪里找到每个调用的：
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 print("raw text:", repr(dbg.get("raw_text")))
@@ -150,6 +210,15 @@ print("returned: finish_reason =", resp.choices[0].finish_reason, "| content =",
 #
 # A parser that follows the template's instructions literally looks for the tags and nothing
 # else — roughly what llama.cpp's own Qwen parser does. Written by hand:
+
+# %% [markdown] lang="zh-CN"
+# 当模型使用了要求它用的 `<tool_call>` 标签时，`source` 是 `tag`；用 ```` ```json ```` 代码块时是
+# `fence`；裸 JSON 则是 `json`。这个 1.5B 模型经常不写标签（上面的 `source` 说明了它这次是怎么做的）。
+#
+# ## 3. 解析器
+#
+# 一个严格按模板指令办事的解析器只找标签，别的一概不认——大致就是 llama.cpp 自带的 Qwen 解析器的做法。
+# 手写出来是这样：
 
 # %%
 TAG = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.S)
@@ -173,6 +242,12 @@ def parse_tags_only(text: str) -> list[dict]:
 # Collect a few real raw texts — the reply above plus two more requests (two cities at once, and
 # a greeting that needs no tool) — and run the tags-only parser on each:
 
+# %% [markdown] lang="zh-CN"
+# ### 看它出错
+#
+# 收集几段真实的原始文本——上面那条回复，再加两次请求（同时问两个城市，以及一句不需要工具的问候）——
+# 逐一用只认标签的解析器来解析：
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 samples = {"北京天气": dbg.get("raw_text", "")}
@@ -195,6 +270,17 @@ for label, text in samples.items():
 #
 # `reactlab.server.toolcalls.parse_tool_calls` is that parser (the server runs it on every reply
 # when tools were sent). On the same real texts, and on a few shapes written by hand:
+
+# %% [markdown] lang="zh-CN"
+# 模型写了标签的地方，严格解析器能正常工作。模型写的是代码块或裸 JSON 的地方，严格解析器找不到调用，
+# 这段 JSON 就会作为"答案"送到用户面前。服务器的解析器是有节制的宽松：先找标签，再找代码块，最后找裸
+# JSON——而且在标签之外，只有点名了本次请求中某个工具的 JSON 才算调用，所以一个 JSON 格式的*答案*
+# 不会被误认为调用。
+#
+# ### 这部分现在已经放进包里了
+#
+# `reactlab.server.toolcalls.parse_tool_calls` 就是这个解析器（只要请求里带了工具，服务器就会对每条
+# 回复运行它）。在同样的真实文本上，以及几个手写的形态上：
 
 # %%
 from reactlab.server.toolcalls import parse_tool_calls
@@ -230,6 +316,23 @@ for label, text in {**samples, **hand_written}.items():
 # (and the same without `--base-url`, `--label reactlab`, for reactlab's server; see
 # `benchmarks/README.md`).
 
+# %% [markdown] lang="zh-CN"
+# ### 同一个模型，换上严格的解析器（由 BFCL 基准测试记录，不是现场运行）
+#
+# 宽松的解析器到底有多重要？项目的 BFCL 运行（Berkeley Function-Calling Leaderboard 的用例，由 BFCL
+# 自己的检查器评分）把同样的请求发给了两台加载**同一个 GGUF 文件**的服务器：reactlab 的服务器，以及
+# llama.cpp 自带的、使用它自己的 Qwen 工具调用解析器的 OpenAI 兼容服务器。这里我们不启动第二个模型；
+# 单元格读取的是基准测试的记录 `benchmarks/results/bfcl_runs.jsonl`（在仓库的 checkout 里）。这些记录由下面的命令生成：
+#
+# ```
+# .venv/bin/python benchmarks/llamacpp_server.py --port 18766 &
+# BFCL_EVAL_DIR=<venv with bfcl-eval> .venv/bin/python benchmarks/bfcl.py \
+#     --base-url http://127.0.0.1:18766/v1 --label llamacpp --per-category 12
+# ```
+#
+# （reactlab 的服务器则用同样的命令，去掉 `--base-url`，改用 `--label reactlab`；参见
+# `benchmarks/README.md`。）
+
 # %%
 runs_file = Path(reactlab.__file__).resolve().parents[1] / "benchmarks" / "results" / "bfcl_runs.jsonl"
 rows = [json.loads(line) for line in runs_file.open(encoding="utf-8")] if runs_file.is_file() else []
@@ -258,6 +361,14 @@ else:
 # statement about the parser. (BFCL's own summary is in `benchmarks/results/bfcl.md`; the
 # parallel categories fail on both servers, because the model writes one call and stops.)
 
+# %% [markdown] lang="zh-CN"
+# 模型把调用写成了 ```` ```json ```` 代码块——正是第 2 节见过的形态。只接受 `<tool_call>` 标签的解析器
+# 会把它当作普通的 `content` 返回，`finish_reason` 为 `"stop"`，于是跑在那台服务器上的智能体看到的
+# "答案"是一段 JSON，工具永远不会被执行。模型选的工具和参数都没有问题：reactlab 的服务器会读取点名了
+# 已知工具的代码块和裸 JSON，把同一段文本变成了调用。这就是本系列的服务器采用宽松解析的原因——也是为什么
+# "这个模型不会调用工具"有时其实是在说解析器。（BFCL 自己的汇总在 `benchmarks/results/bfcl.md`；
+# 并行类别在两台服务器上都失败了，因为模型写完一个调用就停了。）
+
 # %% [markdown]
 # ## 4. `tool_choice="required"`: constrained decoding
 #
@@ -266,6 +377,14 @@ else:
 # JSON schema to the engine, and at every token the sampler may only pick tokens that keep the
 # text valid against it. The reply is a well-formed call to a real tool by construction.
 # **Predict** what happens to the greeting from section 3 under `required`.
+
+# %% [markdown] lang="zh-CN"
+# ## 4. `tool_choice="required"`：约束解码
+#
+# 在 `tool_choice="auto"` 下，模型写什么解析器就接收什么。用 `"required"`（或指定某个函数）时，客户端
+# 坚持要一个调用，光靠碰运气是不够的：服务器把一个 JSON schema 交给推理引擎，在每个 token 上，采样器只能
+# 选择能让文本继续符合该 schema 的 token。回复从构造上就保证是对某个真实工具的、格式正确的调用。
+# **先预测**：第 3 节的那句问候，在 `required` 下会怎样？
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -291,6 +410,13 @@ for choice in ("auto", "required"):
 # function outright. The schema itself is plain JSON Schema, built by
 # `reactlab.server.constrain.tool_call_schema`:
 
+# %% [markdown] lang="zh-CN"
+# 在 `required` 下，回复从构造上就是一个调用——schema 不允许别的——所以留给模型的唯一选择，是对一句根本
+# 不需要天气的问候发出*哪个*调用（看上面的参数）。这就是其中的取舍：`required` 消除了"忘了调用工具"和
+# "JSON 坏掉"这两类失败，却增加了"调用了不需要的工具"这一类。当你知道下一步必须是调用时（比如某个任务的
+# 第一步总是查询），就用它，或者干脆直接指定函数。schema 本身就是普通的 JSON Schema，由
+# `reactlab.server.constrain.tool_call_schema` 构建：
+
 # %%
 from reactlab.server.constrain import tool_call_schema
 
@@ -307,6 +433,15 @@ print(json.dumps(tool_call_schema(weather_only.openai_tools(), name="get_weather
 # `max_tokens=200`, temperature 0), each run graded by `grade` against what the notebook knows
 # is right (1420.29 and 贵州茅台; 1530 元 with today pinned). The cell prints how long the four
 # runs took.
+
+# %% [markdown] lang="zh-CN"
+# ## 5. 文本 ReAct 与原生调用：实测
+#
+# 常见的对比是这么说的：函数调用不需要格式提示词，花的 token 更少，但把推理过程藏起来了；ReAct 需要长提示词，
+# 但适用于任何模型，还能展示它的思考。这些只是说法。下面是本系列的两个任务——股票智能体的问题和储蓄智能体
+# 的问题——分别在两种循环下运行：同一个模型、同样的工具、同样的预算（`max_steps=5`、`max_tokens=200`、
+# temperature 0），每次运行都由 `grade` 对照笔记本已知的正确答案评分（1420.29 和贵州茅台；"今天"固定时为 1530 元）。
+# 单元格会打印这四次运行花了多长时间。
 
 # %%
 today = course.call("get_today", {})
@@ -326,6 +461,10 @@ print(f"\nexpected: 1488.21 − 67.92 = 1420.29 (贵州茅台 higher); today {to
 # %% [markdown]
 # A parse failure is a reply the loop could not use as written: for ReAct a step the parser
 # rejected, for native calls a tool call whose arguments were not valid JSON.
+
+# %% [markdown] lang="zh-CN"
+# 解析失败指的是循环无法按原样使用的回复：对 ReAct 来说是被解析器拒绝的一步，对原生调用来说是参数不是
+# 合法 JSON 的工具调用。
 
 # %%
 def parse_failures(run) -> int:
@@ -386,7 +525,7 @@ display(Markdown(comparison))
 # - **verdict** is the grader's, against the tools' data and the expected facts, not the
 #   model's confidence; ✘ names the failure (`wrong_answer`, `incomplete`, `invented_data`, …)
 #   and the run's own verdict line above gives the reason. A run can end with status `final`
-#   and still be ✘ — an answer such as "青岛啤酒的收盘价更高" after fetching 67.92 and 1488.21: the
+#   and still be ✘ — an answer such as "青岛啤酒的收盘价更高，高1420.29" after fetching 67.92 and 1488.21: the
 #   figures are right, the comparison is backwards. (A substring check for "1420.29" would have
 #   called that answer correct.)
 # - Two tasks, one run each, temperature 0: enough to see the mechanics, far too few to rank
@@ -396,6 +535,23 @@ display(Markdown(comparison))
 # chat template, such as `<tools></tools>`. The model copied a piece of its own prompt instead
 # of writing a call or an answer; the reply held no call, so the loop took it as final. This cell
 # lists the runs where that happened (if any):
+
+# %% [markdown] lang="zh-CN"
+# 怎么读这张表——不管这次运行的数字是多少：
+#
+# - **first prompt** 是第一次请求的大小：ReAct 的系统提示词（格式规则、工具列表、示例）对比聊天模板的
+#   工具块。两者之差是每种协议每一步的固定成本；**prompt tok** 是这个成本在各步上的总和。
+# - 当一种循环能批量处理（原生并行调用）而另一种不能（ReAct 每步只执行一个动作）时，**steps** 和
+#   **tool calls** 就会不同。
+# - **verdict** 是评分器给出的判定，依据是工具的数据和预期事实，而不是模型的自信；✘ 会指出失败类型
+#   （`wrong_answer`、`incomplete`、`invented_data` ……），上面这次运行自己的判定行会给出原因。一次运行可以
+#   以 `final` 状态结束却仍是 ✘——比如在取到 67.92 和 1488.21 之后回答"青岛啤酒的收盘价更高，高1420.29"：数字都对，
+#   比较却弄反了。（如果只检查答案里有没有 "1420.29" 这个子串，这样的答案会被判为正确。）
+# - 两个任务、每个只跑一次、temperature 0：足以看清机制，但远不足以给两种协议排名。那是第 6 节基准测试套件的任务。
+#
+# 有一种失败，多亏了第 1 节才叫得出名字：一个"答案"只是聊天模板里的一个标签，比如 `<tools></tools>`。
+# 模型抄了自己提示词里的一段，既没写调用也没写答案；回复里没有调用，于是循环把它当成了最终答案。
+# 下面这个单元格列出发生了这种情况的运行（如果有的话）：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -415,6 +571,13 @@ print("answers that are only template tags:", echoed or "none in this run")
 # constrained decoding, model size) and writes its report to `benchmarks/results/agents.md`.
 # When the report is present, its success table is quoted here — read at run time, so it is
 # whatever the last benchmark run produced:
+
+# %% [markdown] lang="zh-CN"
+# ## 6. 基准测试报告
+#
+# `benchmarks/` 在多种配置（协议、护栏、约束解码、模型大小）下运行一个更大的任务套件，并把报告写到
+# `benchmarks/results/agents.md`。如果报告存在，这里会引用其中的成功率表——在运行时读取，所以内容就是
+# 最近一次基准测试的结果：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -469,6 +632,32 @@ else:
 # ones), and there it is the sensible default. So judge it per model: run both protocols on a handful of your own tasks, grade the
 # answers, and keep the one that wins — the agents in this series take either.
 
+# %% [markdown] lang="zh-CN"
+# 上面的报告可能比最近一次运行要旧。72 个任务的套件在默认配置下的第一次运行（1.5B 模型、开启护栏、
+# temperature 0、固定"今天"；成功要求既给出任务要的事实，**又**得到评分器的 ✔）整理在
+# `benchmarks/results/agents_notes.md` 里，由下面的命令生成：
+# `.venv/bin/python benchmarks/run_agents.py --configs default --out archive/suite72_default_runs.jsonl`：
+#
+# | 配置 | 全部 72 个任务 | 95 % 置信区间 |
+# |---|---|---|
+# | 文本 ReAct，JSON blob | 43/72 (60 %) | 48–70 % |
+# | 原生 `tool_calls` | 25/72 (35 %) | 25–46 % |
+#
+# 按任务类型看，差距随任务所需调用次数增加而扩大（需要三次调用的任务：5/17 对 2/17）；原生调用最常见的
+# 失败方式是只回答了问题的一半，或者用一份计划来充当答案。
+#
+# ### "函数调用优先，文本 ReAct 兜底"
+#
+# 这是常见的建议：当模型和服务器支持时，使用服务商的原生 `tool_calls`；不支持时，退回到文本协议（带 `stop`
+# 和你自己的解析器的 ReAct）。理由是站得住的——模型是在它的模板上训练的，解析器由服务器负责，而且你得到的是
+# 一个稳定的 API，而不是一个需要自己维护的提示词格式。
+#
+# 这个模型自己的数字却指向另一边：在本系列使用的 1.5B Coder 模型上，文本协议赢了，43/72 对 25/72，而第 5 节
+# 的运行让你能逐个查看具体案例。可能的原因（这里并未证明）：小模型更善于遵循在提示词里明确写出来的格式，
+# 而不是模板添加的工具块；ReAct 的 `Thought:` 也给了它规划下一个调用的空间。那条建议来自为工具调用下过大力气
+# 训练的模型（大型托管模型），在那里它是合理的默认选择。所以要按模型来判断：在一小批你自己的任务上把两种协议都跑一遍，
+# 给答案评分，留下胜出的那个——本系列的智能体两种都支持。
+
 # %% [markdown]
 # ## 7. The usual comparison, revisited
 #
@@ -502,14 +691,14 @@ else:
 # answer). Either protocol can sit inside that loop, which is why `run_react` and
 # `run_function_calling` are interchangeable in section 5.
 #
-# | term | meaning |
-# |---|---|
-# | chat template | the Jinja program (in the model file) that turns messages + tools into one prompt string |
-# | `<tools>` / `<tool_call>` / `<tool_response>` | Qwen2.5's tags for the tool list, a call, and a tool result inside the prompt |
-# | raw text | what the model generated, before any parsing |
-# | tool-call parser | server code that turns raw text into `tool_calls` (+ leftover `content`) |
-# | constrained decoding | sampling restricted to tokens that keep the output valid for a grammar / JSON schema |
-# | `tool_choice` | `auto` (parse what comes), `required` / named (constrain to a call) |
+# | term | 中文 | meaning |
+# |---|---|---|
+# | chat template | 聊天模板 | the Jinja program (in the model file) that turns messages + tools into one prompt string |
+# | `<tools>` / `<tool_call>` / `<tool_response>` | 工具标签 | Qwen2.5's tags for the tool list, a call, and a tool result inside the prompt |
+# | raw text | 原始文本 | what the model generated, before any parsing |
+# | tool-call parser | 工具调用解析器 | server code that turns raw text into `tool_calls` (+ leftover `content`) |
+# | constrained decoding | 约束解码 | sampling restricted to tokens that keep the output valid for a grammar / JSON schema |
+# | `tool_choice` | 工具选择 | `auto` (parse what comes), `required` / named (constrain to a call) |
 #
 # ## Exercises
 #
@@ -527,11 +716,66 @@ else:
 #    comparison. Which protocol spends more tokens on it, and why? (`answer_4`: both runs and
 #    your answer; print `grade(run)` under each run.)
 
+# %% [markdown] lang="zh-CN"
+# ## 7. 再看常见的对比
+#
+# | 常见的对比说 | 我们现在能说的 |
+# |---|---|
+# | FC 不需要系统提示词；token 更少 | 客户端不发，但模板会写一个：工具 JSON 加调用指令（第 1 节）。对比表中的 **first prompt**。 |
+# | FC 需要专门训练过的模型；输出更稳定 | 训练过，没错——可这个 1.5B 模型经常不写它训练时学过的标签，靠宽松的解析器或约束解码才弥补过来（第 2–4 节）。 |
+# | FC 的输出容易处理 | 是*服务器*在处理：进去是模板，出来是解析器。解析器总得有人写。 |
+# | FC 把推理过程藏起来了 | 原生回复在调用之外几乎没有文字；ReAct 的 `Thought:` 行都在运行记录里（`step.thought`）。 |
+# | ReAct 适用于较弱的模型 | 它只需要文本补全和 `stop`，在这个 1.5B 模型上也解决了更多任务（43/72 对 25/72，第 6 节）——但它的格式每一步都要花 token，而解析失败时，得靠模型自己重来。 |
+#
+# 两种协议都是"提示词进、文本出，中间一个解析器"。区别在于格式归谁管：用 ReAct，归你（提示词和解析器都在
+# 你的代码里）；用原生调用，归模型厂商（模板和解析器在服务器里），作为交换，你得到一个稳定的 API。
+#
+# ## 小结
+#
+# - 原生工具调用进去时是一个聊天模板（工具列表被贴进一个 system 轮次），出来时是一个解析器；模型仍然只会写文本。
+# - 严格的解析器可能把一个好好的调用变成普通的 `content`：BFCL 上记录到，llama.cpp 的解析器把这个模型用代码块
+#   写的调用当作文本返回；reactlab 的服务器则采用宽松解析。
+# - `tool_choice="required"` 把解码约束为一个调用：不会有坏掉的 JSON，但即使不需要调用也会调用。
+# - 在这个模型上实测，文本 ReAct 胜过原生调用（43/72 对 25/72）；常见的"函数调用优先"建议适用于专门为此训练过的模型。
+#   在你自己的模型上测一测。
+#
+# **智能体是函数调用的替代品，还是它的升级？** 是升级——更准确地说，是包在它*外面*的那个循环。函数调用（原生的
+# 或 ReAct 文本的）只是一步：模型请求一个工具。智能体则是这样一个程序：执行工具、把结果发回去、重复直到模型
+# 作答，并为循环设好护栏（步数预算、死循环检测、对答案的检查）。两种协议都可以放进这个循环，这就是为什么第 5 节里
+# `run_react` 和 `run_function_calling` 可以互换。
+#
+# | 术语 | 中文 | 含义 |
+# |---|---|---|
+# | chat template | 聊天模板 | 模型文件里的 Jinja 程序，把消息和工具变成一条提示词字符串 |
+# | `<tools>` / `<tool_call>` / `<tool_response>` | 工具标签 | Qwen2.5 在提示词里分别用来标记工具列表、一次调用和一个工具结果的标签 |
+# | raw text | 原始文本 | 模型生成的、尚未经过任何解析的内容 |
+# | tool-call parser | 工具调用解析器 | 服务器端把原始文本变成 `tool_calls`（以及剩余 `content`）的代码 |
+# | constrained decoding | 约束解码 | 采样时只允许选择能让输出继续符合某个语法 / JSON schema 的 token |
+# | `tool_choice` | 工具选择 | `auto`（解析写出来的内容）、`required` / 指定函数（约束为一个调用） |
+#
+# ## 练习
+#
+# 1. **第二次请求。** 用 `template.render` 渲染第 05 课*第二次*请求的提示词（user、带 `tool_calls` 的
+#    assistant、`tool` 结果）。工具结果去了哪里，放在哪个角色的轮次里？（`answer_1`：渲染出的字符串。）
+# 2. **弄坏解析器。** 写三段粗心的模型可能产生、而 `parse_tool_calls` 会处理错或拒绝的原始文本（例如标签外的
+#    单引号、代码块里调用一个不存在的工具）。说说你希望它怎么处理。（`answer_2`：你的文本；至少有一段
+#    必须解析不出调用。）
+# 3. **指定函数。** 对"306 乘以 5 等于多少？"用
+#    `tool_choice={"type": "function", "function": {"name": "calculator"}}` 强制调用 `calculator`，
+#    并打印调试视图里的 `json_schema` 和原始文本。（`answer_3`：这次的响应。）
+# 4. **第四个任务。** 在对比中加一个完全不需要工具的任务（"用一句话解释什么是 JSON。"）。哪种协议在它上面花的
+#    token 更多，为什么？（`answer_4`：两次运行和你的回答；在每次运行下面打印 `grade(run)`。）
+
 # %% [markdown]
 # Each exercise has a starter cell (`answer_N = None`) and a check cell. The check
 # prints "not attempted yet" until you fill in the answer, ✔ when the result is right,
 # and otherwise stops with a message saying what is still wrong. It checks what your
 # code returned, never your wording, and never calls the model itself.
+
+# %% [markdown] lang="zh-CN"
+# 每道练习都有一个起始单元格（`answer_N = None`）和一个检查单元格。在你填好答案之前，检查会打印
+# "not attempted yet"；结果正确时打印 ✔；否则就停下来，用一条消息说明还有哪里不对。它检查的是你的代码
+# 返回了什么，从不检查你的措辞，也从不自己调用模型。
 
 # %%
 from reactlab.exercises.nb06 import check_1, check_2, check_3, check_4
@@ -565,3 +809,9 @@ check_4(answer_4)
 #
 # ---
 # Prev: [05 · Native tool calls](05_native_tool_calls.ipynb) | Index: [README](../README.md) | Next: [07 · Pitfalls](07_pitfalls.ipynb)
+
+# %% [markdown] lang="zh-CN"
+# 参考答案：[solutions/06_under_the_hood_solutions.ipynb](solutions/06_under_the_hood_solutions.ipynb)
+#
+# ---
+# 上一课：[05 · 原生工具调用](05_native_tool_calls.ipynb) | 目录：[README](../../README.zh-CN.md) | 下一课：[07 · 常见陷阱](07_pitfalls.ipynb)

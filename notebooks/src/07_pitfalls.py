@@ -18,8 +18,25 @@
 # > 模型上复现（模型怎么做，代码就打印什么），再用 `reactlab.guards` 兜住；每次运行后都打印
 # > 判分结果（verdict），看护栏兜住之后答案到底对不对。
 
+# %% [markdown] lang="zh-CN"
+# # 07 · 常见的坑
+# *一个能跑通的智能体，在实际使用中会以六种方式出错——每一种都先在真实模型上复现，再用护栏兜住。*
+#
+# **学完这一课，你能：**
+# - 提前看出上下文膨胀（某一个工具结果比对话其余部分加起来还大），并用“保留头尾”的压缩把它截短；
+# - 故意制造一次死循环，只凭调用序列把它检测出来，再用一条干预消息让它停下；
+# - 把工具抛出的异常变成观察结果，让模型据此自我纠正；
+# - 为工具调用选定温度，写好“不要编造工具结果”这条规则，并处理推理模型的 `<think>` / `reasoning_content`。
+#
+# **我们在哪儿：** 第 06 课深入服务器内部，实测对比了文本 ReAct 和原生工具调用。两种循环会碰到同样的麻烦。本课全程使用原生循环（`run_function_calling`），每个护栏都先手写一遍，再从 `reactlab.guards` 导入现成的；每次真实运行下面都打印评分器的判定（见第 00 课和第 04 课）：护栏能让一次运行结束得更早、更省，而判定告诉你它最后给出的东西对不对。
+#
+# > 一句话概括：智能体的几个常见坑——上下文膨胀、死循环、工具异常、模型编造结果——这里每一个都先在真实模型上复现（模型怎么做，代码就打印什么），再用 `reactlab.guards` 兜住；每次运行后都打印判定（verdict），看护栏兜住之后答案到底对不对。
+
 # %% [markdown]
 # ## Setup
+
+# %% [markdown] lang="zh-CN"
+# ## 准备工作
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -52,6 +69,11 @@ def show(run) -> None:
 # step. One large result is paid for again and again. `search_docs` is the course's
 # deliberately greedy tool: it returns whole sections of its documents.
 
+# %% [markdown] lang="zh-CN"
+# ## 1. 上下文膨胀
+#
+# 每个工具结果都会追加到对话里，之后的每一步模型都要把它重新读一遍。一个大结果，就要一次又一次地为它买单。`search_docs` 是本课程故意设计得很“贪心”的工具：它返回的是文档里的整节内容。
+
 # %%
 for q in ["故宫 门票", "battery", "早茶"]:
     print(f"search_docs({q!r}): {len(course.call('search_docs', {'query': q})):,} characters")
@@ -64,6 +86,9 @@ print(observation[:400], "…")
 # The fix is to cut. Keep the *head* (tools put the headline first) and the *tail*
 # (totals and error messages tend to come last), and say in the text how much was removed, so the
 # model knows it is not seeing everything. Written by hand:
+
+# %% [markdown] lang="zh-CN"
+# 解决办法就是截断。保留*开头*（工具通常把最关键的内容放在最前面）和*结尾*（合计数和错误信息往往在最后），并在文本里注明删掉了多少，让模型知道自己看到的不是全部。手写版本如下：
 
 # %%
 def head_and_tail(text: str, max_chars: int = 2000) -> str:
@@ -87,6 +112,11 @@ print(short[900:1150])
 # search — left to itself, the 1.5B sometimes just replies "OK, let me search" and stops. Then
 # the budget is spent and a last request (without tools) asks it to answer from what it has: two
 # model calls per run, and the second one reads the search result.
+
+# %% [markdown] lang="zh-CN"
+# ### 亲眼看它出问题：同一个问题，截断与不截断
+#
+# `reactlab.guards.Guards` 把一次运行要遵守的所有限制打包在一起。`Guards.off()` 是朴素循环（只有步数预算）；`Guards.on()` 会把每条观察截到 2,000 个字符。用同一个问题跑两次短运行，预算都是一步。第一次请求指定了工具（`tool_choice`，如第 06 课所示，由约束解码强制执行），所以模型必须去搜索——要是放任它自己决定，1.5B 模型有时只回一句“好的，我来搜索一下”就停了。随后预算用完，最后一次请求（不带工具）让它根据手头已有的信息作答：每次运行调用模型两次，第二次会读到搜索结果。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -126,6 +156,11 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # names and comparisons against the tool results; an answer here has few figures, so a ✔ only
 # says nothing in it contradicts the search — whether it answers the question, read it.
 
+# %% [markdown] lang="zh-CN"
+# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；秒数就是账单，因为引擎必须读完每一个没有命中缓存的提示词 token。如果结果比模型的上下文窗口（这里是 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符。
+#
+# 答案和它们的判定也要看。压缩解决的是账单和上下文窗口的问题，解决不了阅读理解的问题：无论截不截断，1.5B 模型都可能用不好搜索结果（而且截断可能恰好删掉问题所需的那一段——练习 1 会研究这一点）。评分器对照工具结果检查数字、名称和比较关系；这里的答案没几个数字，所以 ✔ 只说明答案里没有与搜索结果相矛盾的内容——它到底有没有回答问题，得你自己读。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 from reactlab.report import plot_context_growth
@@ -139,6 +174,11 @@ ax = plot_context_growth(runs, title="search_docs: prompt tokens per step")
 # when `guards.observation_chars` is set, and keep the full text in the run record
 # (`ToolCallRecord.full_observation`) so nothing is lost for *you*:
 
+# %% [markdown] lang="zh-CN"
+# ### 这部分现在已经放进包里了
+#
+# `compact_observation` 就是上面手写的截断；只要设置了 `guards.observation_chars`，智能体就会对每条观察应用它，同时在运行记录里保留全文（`ToolCallRecord.full_observation`），所以对*你*来说什么都没丢：
+
 # %%
 from reactlab.compaction import compact_observation
 
@@ -150,6 +190,11 @@ print(compact_observation(observation, 2000) == head_and_tail(observation, 2000)
 # A tool that never gives a useful answer invites the model to try again, and again. Here is one:
 # a report that is always "still running". The question asks to keep checking until it is done,
 # and — like the bare loop of notebook 05 — there is no system prompt to say when to stop.
+
+# %% [markdown] lang="zh-CN"
+# ## 2. 死循环
+#
+# 一个永远给不出有用答案的工具，会引得模型一试再试。下面就是这样一个工具：一份永远“仍在运行”的报表。问题要求一直查到完成为止，而且——和第 05 课的裸循环一样——没有系统提示词告诉它什么时候该停。
 
 # %%
 @tool
@@ -170,6 +215,11 @@ loop_q = "请查询报表任务 job-42 的状态，一直查到它完成为止�
 #
 # With only a step budget (`Guards.off`), what did the model do with four steps?
 
+# %% [markdown] lang="zh-CN"
+# ### 亲眼看它出问题
+#
+# 只有步数预算（`Guards.off`）时，模型用这四步做了些什么？
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 # demo: break
@@ -189,6 +239,11 @@ print(grade(naive))
 # A detector needs only the sequence of calls: the same tool with the same arguments N times in
 # a row. By hand:
 
+# %% [markdown] lang="zh-CN"
+# 数一数上面 `check_report` 被调用了几次。如果模型用同样的参数一遍又一遍地调用它，那么结束这次运行的就只有步数预算——智能体在“钻牛角尖”。如果它自己放弃了，说明这次模型还算明智；但下面的检测器依然是真实智能体需要的一份廉价保险。（报表永远不会完成，所以唯一正确的答案是“仍在运行，还没有下载链接”。判定检查的是这次运行是否以一个基于工具返回内容——job-42 的状态——的答案结束，所以答案本身也要读一读。）
+#
+# 检测器只需要看调用序列：同一个工具、同样的参数，连续出现 N 次。手写版本：
+
 # %%
 def repeats(calls: list[tuple[str, str]], n: int = 3) -> bool:
     """True when the last n calls are identical (same tool, same arguments)."""
@@ -207,6 +262,11 @@ for i in range(1, len(seen) + 1):
 # agent, its first trigger appends an intervention as a **user** message — small models tend to
 # take a user-role nudge more seriously than a system one — and a second trigger ends the run
 # with status `"loop"`, after one last request for an answer without tools.
+
+# %% [markdown] lang="zh-CN"
+# ### 这部分现在已经放进包里了
+#
+# `LoopDetector` 做的就是这件事（外加乒乓式循环，即 A B A B），并以规范化的方式比较参数。在智能体里，它第一次触发时会以 **user** 消息的形式追加一条干预——比起 system 角色的提醒，小模型往往更把 user 角色的提醒当回事——第二次触发则以状态 `"loop"` 结束运行，结束前还会再发一次不带工具的请求，要一个答案。
 
 # %%
 from reactlab.loop_detector import LoopDetector
@@ -241,6 +301,15 @@ print(grade(guarded))
 # sometimes sends both at once. Called directly, the tool raises — and a loop that calls tools
 # directly dies with it:
 
+# %% [markdown] lang="zh-CN"
+# 发生了什么，记录里都有：`guard: loop …` 一行标出了检测器触发的位置；如果模型听从了提醒，下一步就会作答；如果它又重复了一次，状态就是 `loop`，最后一步是 `final_request`。如果没有任何事件触发，说明这次运行中模型从没把同一个调用重复过三次——对比一下两次运行的调用次数。
+#
+# 然后读判定。检测器一旦触发，就能把损失控制住：不会有第四次相同的调用，token 更少，最后还会请求一个答案，而不是悄无声息地耗尽预算。但它不能让答案变对。如果判定显示 ✘，说明这次运行最后给出的并不是任务的状态——护栏让失败变短了，而不是变对了。
+#
+# ## 3. 工具异常变成观察
+#
+# 模型会传错参数。`get_weather` 只接受*一个*城市；问到两个城市时，模型有时会一次把两个都传进去。直接调用时工具会抛出异常——而直接调用工具的循环也会跟着崩掉：
+
 # %%
 try:
     course.get("get_weather")(location="北京和广州")
@@ -252,6 +321,9 @@ except ValueError as err:
 # text is then the most useful thing the model reads — it says what to do instead.
 # `ToolRegistry.run` does exactly that and never raises:
 
+# %% [markdown] lang="zh-CN"
+# 解决办法：捕获异常，把错误信息作为观察交给模型。这样一来，错误文本就成了模型读到的最有用的东西——它告诉模型该怎么改。`ToolRegistry.run` 正是这么做的，而且从不抛异常：
+
 # %%
 print(course.run("get_weather", {"location": "北京和广州"}))
 print(course.run("get_weather", {"city": "北京"}))
@@ -261,6 +333,9 @@ print(course.run("get_weather", {"city": "北京"}))
 # sent "北京和广州今天天气怎么样？" once, with no system prompt, and looked at the first reply; here
 # the same request starts a loop, so we also see what the model does *after* an error comes back
 # (if one does).
+
+# %% [markdown] lang="zh-CN"
+# 现在换到真实模型上，用一个恰好容易诱发这种错误的问题。第 05 课发送过一次“北京和广州今天天气怎么样？”，不带系统提示词，只看了第一条回复；这里同样的请求会启动一个循环，所以我们还能看到错误返回*之后*（如果真有错误返回的话）模型会怎么做。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -290,6 +365,13 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # Tool calling wants the same call for the same situation, so agents usually run at 0–0.1.
 # Three samples of the same request at each temperature:
 
+# %% [markdown] lang="zh-CN"
+# 读一读上面的记录。`[tool error]` 一行就是模型看到的错误文本；它后面的步骤说明了模型是自我纠正了——照错误信息说的，每次调用只查一个城市——还是重复同样的错误，又或者干脆放弃、直接作答。（`empty` 步骤表示模型拿到工具结果后什么也没说；循环会用一条简短的 user 消息提醒它一次。）如果不把错误*作为观察*返回，唯一可能的结局就是崩溃。判定评判的是运行最终停在哪里，而不是纠错过程：模型可能修正了调用却用完了步数，也可能把原始观察直接粘贴成答案。
+#
+# ## 4. 温度
+#
+# 工具调用要求同样的情况给出同样的调用，所以智能体通常在 0–0.1 的温度下运行。在每个温度下对同一个请求采样三次：
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 def one_reply(temperature: float) -> str:
@@ -318,6 +400,13 @@ for temperature in (0.0, 1.2):
 # A common fix is one sentence in the system prompt: do not make up tool results. The test
 # below gives the model a question it can only half answer — `get_closing_price` knows
 # 贵州茅台 but not 五粮液 — and checks the answer for numbers no tool returned.
+
+# %% [markdown] lang="zh-CN"
+# 温度为 0 时，引擎每次都选概率最高的 token，所以重复请求的结果（几乎总是）完全一样；温度更高时，采样结果可能在参数、调用次数，甚至是否调用工具上有所不同。不管上面的计数如何，温度 0 下出现差异是罕见的，而在 1.2 下则完全正常。本系列的所有智能体都以温度 0 运行。
+#
+# ## 5. “不要编造工具结果”
+#
+# 常见的补救办法是在系统提示词里加一句：不要编造工具结果。下面的测试给模型一个只能回答一半的问题——`get_closing_price` 知道贵州茅台，却不知道五粮液——然后检查答案里有没有哪个工具都没返回过的数字。
 
 # %%
 def invented_numbers(run) -> list[str]:
@@ -368,6 +457,15 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # Ollama, vLLM or llama.cpp). A ReAct parser that reads the whole content may find an action
 # the model only *considered*:
 
+# %% [markdown] lang="zh-CN"
+# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，在同一个分句里提到了两只股票，两种检查都不会去猜这个数字属于哪只股票——只能靠人来读。在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
+#
+# ## 6. 推理模型：`<think>` 与 `reasoning_content`
+#
+# DeepSeek-R1、QwQ 或开启思考模式的 Qwen3 这类模型，会在回答之前写下一长段思考。本地的 Qwen2.5-Coder **不是**这类模型，所以本节用两个**模拟**示例，格式与这些提供方所用的一致——已明确标注，并非来自真实运行的记录。
+#
+# **格式一：思考内联在 `<think>…</think>` 中**（用 Ollama、vLLM 或 llama.cpp 部署的开源模型常见这种格式）。读取整段 content 的 ReAct 解析器，可能会找到一个模型只是*考虑过*的动作：
+
 # %%
 from reactlab.parsing import parse_react
 
@@ -382,6 +480,9 @@ print("whole content ->", parse_react(simulated_content))
 # The parser saw `Final Answer:` inside the thinking first and stopped there — the run would end
 # with an answer the model had already rejected. Strip the thinking first:
 
+# %% [markdown] lang="zh-CN"
+# 解析器先在思考内容里看到了 `Final Answer:`，就停在了那里——这次运行会以一个模型自己已经否定过的答案结束。所以要先把思考部分剥掉：
+
 # %%
 from reactlab.fc_agent import split_think
 
@@ -394,6 +495,9 @@ print("after split   ->", parse_react(answer_part))
 # streams beside `content`; the accumulator keeps it apart, and the assistant message it builds
 # carries it, because some providers require it echoed on assistant messages that hold tool
 # calls within a turn (others reject it in requests: check your provider's documentation).
+
+# %% [markdown] lang="zh-CN"
+# **格式二：思考放在单独的字段 `reasoning_content` 里**（DeepSeek API 的风格）。它和 `content` 并排流式输出；累加器把它单独存放，并在构造的 assistant 消息里带上它，因为有些提供方要求在同一轮内、包含工具调用的 assistant 消息中把它原样回传（另一些则会拒绝请求中出现这个字段：请查阅你所用提供方的文档）。
 
 # %%
 from reactlab.streaming import ToolCallAccumulator
@@ -420,6 +524,13 @@ print(json.dumps(acc.message(), ensure_ascii=False, indent=1))
 # Each pitfall has a small, mechanical guard. What the guards did in this notebook's runs, and
 # what the grader made of the answers they ended with:
 
+# %% [markdown] lang="zh-CN"
+# `run_function_calling` 两种都处理：在判断模型是否已经作答之前，先从 content 中剥掉 `<think>` 块，把思考记录为该步骤的 `thought`，并在工具调用的轮次中回传 `reasoning_content`。
+#
+# ## 小结
+#
+# 每个坑都有一个小而机械的护栏。下面是本课各次运行中护栏做了什么，以及评分器如何评判它们最终给出的答案：
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 ended = {  # label: (run, what the grader was told above)
@@ -442,17 +553,17 @@ for label, (r, expected) in ended.items():
 # model, a narrower question, a tool that returns less); the guards make sure that when it goes
 # wrong, it goes wrong within bounds you chose.
 #
-# | term | meaning |
-# |---|---|
-# | context bloat | tool results piling up in the prompt until it is slow, costly, or too long |
-# | compaction | cutting one observation to head + tail with a visible marker |
-# | history compression | folding old steps into a one-line summary each (`Guards(compress_after=…)`, `reactlab.folding`) |
-# | dead loop | the same call (or A B A B) again and again without progress |
-# | intervention | a `user` message telling the model to stop repeating and answer |
-# | tool error as observation | the exception's message sent to the model instead of crashing |
-# | temperature | sampling randomness; 0 = always the most likely token |
-# | invented tool result | a figure in the answer that no tool returned |
-# | `<think>` / `reasoning_content` | a reasoning model's deliberation, inline or in its own field |
+# | term | 中文 | meaning |
+# |---|---|---|
+# | context bloat | 上下文膨胀 | tool results piling up in the prompt until it is slow, costly, or too long |
+# | compaction | 压缩 | cutting one observation to head + tail with a visible marker |
+# | history compression | 历史压缩 | folding old steps into a one-line summary each (`Guards(compress_after=…)`, `reactlab.folding`) |
+# | dead loop | 死循环 | the same call (or A B A B) again and again without progress |
+# | intervention | 干预 | a `user` message telling the model to stop repeating and answer |
+# | tool error as observation | 错误即观察 | the exception's message sent to the model instead of crashing |
+# | temperature | 温度 | sampling randomness; 0 = always the most likely token |
+# | invented tool result | 编造的工具结果 | a figure in the answer that no tool returned |
+# | `<think>` / `reasoning_content` | 思考内容 | a reasoning model's deliberation, inline or in its own field |
 #
 # ## Exercises
 #
@@ -476,6 +587,30 @@ for label, (r, expected) in ended.items():
 # 4. **The cheapest fence.** Write `flag_invented(run)` that returns the answer with `[?]` in
 #    front of every number not found in an observation (nor the question), and try it on
 #    section 5's runs (`priced`). `answer_4`: the function itself.
+
+# %% [markdown] lang="zh-CN"
+# 把每次运行的两行放在一起读。护栏能把损失控制住：提示词保持较小，调用重复三次循环就会结束，模型读到的是错误信息而不是程序崩溃。但它不能让 1.5B 模型变对：在护栏下判定为 ✘ 的运行，是一次更短、更便宜的失败，而不是成功。把答案做对仍然是模型和提示词的事（更强的模型、更窄的问题、返回内容更少的工具）；护栏保证的是，事情出错时，错在你设定的范围之内。
+#
+# | 术语 | 中文 | 含义 |
+# |---|---|---|
+# | context bloat | 上下文膨胀 | 工具结果在提示词里越堆越多，直到变慢、变贵或超出长度 |
+# | compaction | 压缩 | 把一条观察截成头 + 尾，并留下可见的截断标记 |
+# | history compression | 历史压缩 | 把旧步骤各折叠成一行摘要（`Guards(compress_after=…)`、`reactlab.folding`） |
+# | dead loop | 死循环 | 同一个调用（或 A B A B）反复出现，毫无进展 |
+# | intervention | 干预 | 一条 `user` 消息，让模型别再重复、直接作答 |
+# | tool error as observation | 错误即观察 | 把异常信息发给模型，而不是让程序崩溃 |
+# | temperature | 温度 | 采样的随机程度；0 = 总是选概率最高的 token |
+# | invented tool result | 编造的工具结果 | 答案中出现、但没有任何工具返回过的数字 |
+# | `<think>` / `reasoning_content` | 思考内容 | 推理模型的思考过程，内联在回复里或放在单独的字段中 |
+#
+# ## 练习
+#
+# 每道练习都有一个起始单元格（`answer_N = None`：换成你的代码）和一个检查单元格，后者会显示 ✔、“not attempted yet”（尚未作答），或者还有哪里不对。检查从不调用模型：它们只读取你的代码返回的东西。
+#
+# 1. **多短算太短？** 用 `Guards(observation_chars=300)`、`max_steps=1` 和同样的 `tool_choice` 重新运行第 1 节的问题。答案里还提到那些礼仪吗（叩指致谢、茶位费、揭开空茶壶的盖子）？在完整观察（`ToolCallRecord.full_observation`）里找到它们，说说截断有没有把它们删掉。打印这次运行的判定。`answer_1`：这次运行。
+# 2. **乒乓。** 写两个工具 `ask_sales` 和 `ask_support`，都回答“请去问另一个团队”。用 `Guards.on()` 运行原生智能体，打印判定，并说明是哪个检测器触发了。`answer_2`：这两个工具组成的 `ToolRegistry`；`run_2`：这次运行。
+# 3. **错误即数据。** 写一个严格的 `convert_to_cny(amount, currency)`，只接受三个字母的货币代码（每单位折合 CNY：USD 7.1、EUR 7.7、JPY 0.047），否则抛出异常；再写一个 `convert_to_cny_soft`，改为*返回* `{"error": "…"}`。对比两种情况下 `ToolRegistry.run` 对 `currency="美元"` 返回了什么——对模型来说如何，对运行日志来说又如何。`answer_3`：`ToolRegistry([convert_to_cny, convert_to_cny_soft])`。
+# 4. **最便宜的防线。** 写一个 `flag_invented(run)`，返回答案，并在每个没有出现在任何观察里（也不在问题里）的数字前面加上 `[?]`；在第 5 节的运行（`priced`）上试一试。`answer_4`：函数本身。
 
 # %%
 from reactlab.exercises.nb07 import check_1, check_2, check_3, check_4
@@ -509,3 +644,9 @@ check_4(answer_4)
 #
 # ---
 # Prev: [06 · Under the hood](06_under_the_hood.ipynb) | Index: [README](../README.md) | Next: [08 · Observability and memory](08_observability_and_memory.ipynb)
+
+# %% [markdown] lang="zh-CN"
+# 参考答案：[solutions/07_pitfalls_solutions.ipynb](solutions/07_pitfalls_solutions.ipynb)
+#
+# ---
+# 上一课：[06 · 深入底层](06_under_the_hood.ipynb) | 目录：[README](../../README.zh-CN.md) | 下一课：[08 · 可观测性与记忆](08_observability_and_memory.ipynb)

@@ -16,8 +16,25 @@
 # > "日志就是唯一的手电筒"：每一步的思考、工具调用、观察结果、耗时和 token 都记录下来。
 # > 多轮对话的记忆只保留每轮的问题和最终回答，丢掉上一轮的工具调用过程。
 
+# %% [markdown] lang="zh-CN"
+# # 08 · 可观测性与记忆
+# *像读飞行记录仪一样读一次运行——一步一步地看，精确到毫秒和 token；在多轮对话中延续上下文，却不必把每一轮的工具往来都带上。*
+#
+# **学完这一课，你能：**
+# - 把一次运行的记录读成一张汇总表，导出为 JSON Lines 再读回来；
+# - 在轨迹查看器里逐步查看一次运行，并逐步核算延迟和 token（包括提示词缓存）；
+# - 让多轮对话的记忆只保留问题和最终回答，并测量这样能省下多少；
+# - 只凭日志调试一次用到你自己写的工具的运行（综合练习）。
+#
+# **我们在哪儿：** 第 07 课用 `reactlab.guards` 兜住了各种坑；每个护栏都在运行记录里留下了一个事件。本课的要点是：一旦智能体要走好几步，日志就是黑屋子里唯一的手电筒。我们会用到 `run_function_calling`（第 05 课）、`reactlab.runlog` 的记录类型（第 04 课），并在每次真实运行下面打印评分器的判定（第 00、04 课）。
+#
+# > “日志就是唯一的手电筒”：每一步的思考、工具调用、观察结果、耗时和 token 都记录下来。多轮对话的记忆只保留每轮的问题和最终回答，丢掉上一轮的工具调用过程。
+
 # %% [markdown]
 # ## Setup
+
+# %% [markdown] lang="zh-CN"
+# ## 准备工作
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -47,6 +64,11 @@ course = default_registry()
 # result; each tool call inside it one `ToolCallRecord`. With today pinned to 2026-03-01 the right
 # answer is 306 days and 306 × 5 = 1530 元.
 
+# %% [markdown] lang="zh-CN"
+# ## 1. 把一次运行记录下来
+#
+# 再来一次储蓄智能体的问题——三次环环相扣的查询（日期、天数、算术），所以这次运行有好几步可读。每次模型调用在结果里对应一个 `Step`；其中的每个工具调用对应一个 `ToolCallRecord`。把“今天”固定为 2026-03-01 时，正确答案是 306 天，306 × 5 = 1530 元。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 savings_tools = ToolRegistry([course.get(n) for n in ("get_today", "days_between", "calculator")])
@@ -67,6 +89,11 @@ print("this run is", "right" if verdict.ok else "wrong — the sections below sh
 # `summary_table` turns the record into one Markdown table — a row per model call, the tool calls
 # it asked for, how much observation the model was shown, milliseconds, tokens, guard events:
 
+# %% [markdown] lang="zh-CN"
+# 第 1 到 3 节读的都是这一次运行的记录，不管它是对是错：✔ 的运行，记录展示了三次查询如何一环扣一环；✘ 的运行，记录同样值得一读——某种意义上更值得，因为正是在这里你能找到运行*在哪里*出了错（天数算错了、计算器表达式没用上它、预算用完了）。
+#
+# `summary_table` 把记录变成一张 Markdown 表格——每次模型调用一行，列出它请求的工具调用、模型看到了多少观察内容、毫秒数、token 数，以及护栏事件：
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 from reactlab.report import summary_table
@@ -79,6 +106,11 @@ display(Markdown(summary_table(run)))
 # JSON Lines is the format of choice for logs: append-only, one record per line, greppable, and
 # every language reads it. `to_jsonl` writes the whole run (steps nested, Chinese kept readable);
 # `read_jsonl` brings it back as `RunResult` objects.
+
+# %% [markdown] lang="zh-CN"
+# ### 导出：每行一次运行
+#
+# JSON Lines 是日志的首选格式：只追加写入、每行一条记录、可以直接 grep，而且任何语言都能读。`to_jsonl` 写出整次运行（步骤嵌套在里面，中文保持可读）；`read_jsonl` 把它读回成 `RunResult` 对象。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -96,6 +128,9 @@ print("\nround trip:", back.status, len(back.steps), "steps, label", back.meta.g
 # Reading a log is querying it. Two questions you will ask often — which tool calls failed, and
 # what did the guards do — and one for this run: which tool result, if any, gave the two figures
 # the right answer needs?
+
+# %% [markdown] lang="zh-CN"
+# 读日志，就是对日志发起查询。有两个问题你会经常问——哪些工具调用失败了？护栏做了什么？——还有一个是专门针对这次运行的：正确答案需要的那两个数字，是由哪个工具结果给出的（如果有的话）？
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -119,6 +154,11 @@ for fig in ("306", "1530"):
 # drawn (a terminal, a static render of this page, the test runner) it prints the same trace as
 # text — which is what you see below if this page was rendered without a live kernel.
 
+# %% [markdown] lang="zh-CN"
+# ## 2. 轨迹查看器
+#
+# `show_trace` 会在 JupyterLab 里画出一个小查看器：一个在各步之间拖动的滑块，当前这一步的“思考 → 行动 → 观察”，以及每步一根表示提示词 token 数的柱子。在画不出控件的地方（终端、本页的静态渲染、测试运行器），它会把同样的轨迹以文本形式打印出来——如果本页是在没有实时内核的情况下渲染的，你在下面看到的就是文本版。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 from reactlab.widgets import show_trace
@@ -134,6 +174,11 @@ show_trace(run)
 # prefix cache: an agent re-sends the same growing conversation, so each step only has to read
 # what was appended since the last one. `latency_ms` is wall time as the client saw it: on a
 # shared server it also contains time spent waiting in the queue behind other users' requests.
+
+# %% [markdown] lang="zh-CN"
+# ## 3. 时间和 token 都花在哪儿了
+#
+# `step_rows` 把记录展开成每步一个 dict。两个派生列让它更好读：**新提示词 token**（prompt − cached：这一步引擎实际需要读的部分）和**每个补全 token 的毫秒数**。在本地服务器上，`cached_tokens` 来自引擎的前缀缓存：智能体会一遍遍发送同一段不断变长的对话，所以每一步只需要读上一步之后新追加的内容。`latency_ms` 是客户端看到的墙钟时间：在共享服务器上，它还包含排在其他用户请求后面等待的时间。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -153,6 +198,9 @@ print(f"\nmodel time {total_ms / 1000:.1f} s over {len(rows)} calls; usage total
 # %% [markdown]
 # A chart of the same numbers per step: the part of each prompt that came from the cache, the
 # part read fresh, and the reply.
+
+# %% [markdown] lang="zh-CN"
+# 把同样的数字按步骤画成图：每个提示词里来自缓存的部分、重新读取的部分，以及回复。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -185,6 +233,13 @@ plt.show()
 # Each turn is a fresh agent run; what it knows about earlier turns is whatever history we pass
 # in. First the facts, straight from the tool, so every answer below can be checked against them:
 
+# %% [markdown] lang="zh-CN"
+# 要留意的形状是：提示词每一步都会长一点（对话越来越长），而只要缓存起作用，重新读取的部分就一直很小。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
+#
+# ## 4. 跨轮次的记忆
+#
+# 一段聊天有好几轮：“哈尔滨今天多少度？”，接着“那广州比它高多少度？”，再接着“哪个城市更暖和？”。每一轮都是一次全新的智能体运行；它对前面几轮知道多少，完全取决于我们传进去的历史。先直接从工具拿到事实，这样下面的每个答案都能拿来对照：
+
 # %%
 weather_tools = ToolRegistry([course.get("get_weather")])
 
@@ -208,6 +263,11 @@ expected = [Expected(figures=(f"{t_harbin:g}",), parts=("哈尔滨",)),
 #
 # Turn one on its own is an ordinary question:
 
+# %% [markdown] lang="zh-CN"
+# ### 亲眼看它出问题：完全没有记忆
+#
+# 单看第一轮，它就是个普通问题：
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 first = run_function_calling(first_q, tools=weather_tools, conn=conn, max_steps=3, max_tokens=150)
@@ -219,6 +279,9 @@ print(grade(first, expected[0]))
 # Turn two, "那广州比它高多少度？" — *how many degrees warmer is Guangzhou than it?* — needs turn
 # one: "它" (it) is 哈尔滨, and only turn one says so. Sent on its own, as a fresh run without
 # history:
+
+# %% [markdown] lang="zh-CN"
+# 第二轮“那广州比它高多少度？”离不开第一轮：这里的“它”指的是哈尔滨，而只有第一轮说了这一点。把它单独发出去，作为一次没有历史的全新运行：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -241,6 +304,11 @@ print("the answer names 哈尔滨, the city of turn one:", "哈尔滨" in (alone
 # only cost tokens and attention now. Keep each turn's question and final answer, drop the tool
 # traffic. By hand that is a few lines:
 
+# %% [markdown] lang="zh-CN"
+# 没有第一轮，“它”就无所指。上面的调用、答案和判定显示了模型是怎么处理的——反问一句、猜一个城市、只回答广州的情况，或者凭空给出一个数字。不管它怎么做，只有猜中哈尔滨才可能答对：这条信息根本不在请求里。
+#
+# 朴素的修法是把前面各轮的*所有内容*都传进去：问题、工具调用、工具结果、答案。通常的建议是别这么做——旧的观察回答的是旧问题，现在只会白白消耗 token 和注意力。保留每轮的问题和最终回答，丢掉工具往来。手写也就几行：
+
 # %%
 def remember(history: list[dict], run) -> list[dict]:
     """Memory after one turn: the old history plus this turn's question and final answer."""
@@ -260,6 +328,13 @@ def remember(history: list[dict], run) -> list[dict]:
 # itself, so its own run has no tool result to back its figures. We grade each turn against every
 # tool result the *conversation* has fetched so far — the figures in the history came from there,
 # or from nowhere:
+
+# %% [markdown] lang="zh-CN"
+# ### 这部分现在已经放进包里了
+#
+# `reactlab.memory.Conversation` 带着记住的历史，让智能体跑完每一轮，然后以同样的方式把这一轮记下来（它还能把旧的轮次折叠成摘要，并负责记账）。
+#
+# 给某一轮评分还得多想一步。一个凭历史作答的轮次自己什么也没查，所以它自己的运行里没有能支撑其数字的工具结果。因此我们对照*整段对话*到目前为止查到的所有工具结果来给每一轮评分——历史里的数字要么来自那里，要么就是凭空来的：
 
 # %%
 from dataclasses import replace
@@ -292,6 +367,9 @@ for i, q in enumerate([first_q, follow_up, last_q]):
 # is in no tool result either: the grader accepts one calculation step from fetched figures,
 # this quick check does not, so read such a figure against the facts printed above.)
 
+# %% [markdown] lang="zh-CN"
+# 下面手动复核每个判定检查过的一部分内容：每个答案里，有哪些数字没有出现在这段对话到目前为止的任何工具结果中？一个没有调用工具的轮次，它的数字只能来自历史——要么就是编的。（模型自己算出来的差值，比如广州 − 哈尔滨，也不在任何工具结果里：评分器接受基于已查到数字的一步计算，这个简易检查则不接受，所以请对照上面打印的事实来读这样的数字。）
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 seen = ""
@@ -312,9 +390,15 @@ for turn in chat.turns:
 # with the tool traffic dropped, the history looks equally confident either way. Only the
 # per-turn log tells the two apart.
 
+# %% [markdown] lang="zh-CN"
+# 如果某一轮没有调用工具，却照样给出了广州的数字，那这个数字就是编的——一个套着第一轮答案外壳的伪造观察：历史让模型看到了天气答案长什么样，它就照着这个模式把空填上了。列出了数字的比较轮次，可能是在真实数字上做算术，也可能是在重复一个编出来的数字；上面的判定会告诉你是哪一种。记忆并不是这种跳过查询的原因，但它让这种跳过很容易被忽略：工具往来被丢掉之后，无论哪种情况，历史看起来都一样笃定。只有逐轮的日志才能把两者区分开。
+
 # %% [markdown]
 # What the next turn would receive, message by message — no `tool` messages, no `tool_calls` —
 # and the check that it is what `remember` builds by hand:
+
+# %% [markdown] lang="zh-CN"
+# 下一轮将会收到的内容，逐条消息列出——没有 `tool` 消息，也没有 `tool_calls`——并检查它和手写的 `remember` 构造出来的内容一致：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -329,6 +413,9 @@ print("\nsame as remember():", by_hand == chat.history)
 # And the bill. `report()` has a row per turn: the history it was given (in estimated tokens)
 # against what carrying all earlier tool traffic would have cost, plus the real prompt size of
 # the turn's first model call. `savings()` sums it up for the history as it stands now.
+
+# %% [markdown] lang="zh-CN"
+# 再来看账单。`report()` 每轮一行：这一轮拿到的历史（以估算的 token 数计），和带上之前所有工具往来的成本相比，外加这一轮第一次模型调用的真实提示词大小。`savings()` 则对当前的历史做个汇总。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -347,6 +434,13 @@ print(chat.savings())
 #
 # Here is a new tool with a bug in it — the kind of bug you will write yourself one day. Run the
 # agent, then find the bug from the log alone.
+
+# %% [markdown] lang="zh-CN"
+# 这个估算只是经验法则（每个汉字算一个 token，其他字符每四个算一个）；拿来比较两段历史够用了，而 `usage["prompt_tokens"]` 才是真实计数。工具返回的内容越多，每一轮省下的就越多——如果把第 07 课的 `search_docs` 也加进来，它会占大头。丢掉工具往来也有代价：如果第三轮需要一个只出现在工具结果里、没写进答案的数字，它就没了。让答案写得具体些，就很少会踩到这个坑；`keep_turns=` 再加上摘要，可以把很早的轮次进一步折叠。
+#
+# ## 5. 从日志调试一次运行
+#
+# 下面是一个带 bug 的新工具——总有一天你自己也会写出这种 bug。运行智能体，然后只凭日志找出这个 bug。
 
 # %%
 AQI = {"北京": 82, "广州": 35, "上海": 57}  # made-up teaching values, not measurements
@@ -378,6 +472,9 @@ print(grade(air, Expected(winner="广州", parts=("北京", "广州"))))
 # But the answer and the verdict cannot tell you whether the observations themselves were right.
 # The log can: each tool call's arguments and observation are there, so compare them with the
 # data the tool should have used.
+
+# %% [markdown] lang="zh-CN"
+# 判定会对照观察来检查答案：答案给出的数字，以及它说哪个城市空气更好（AQI 越低越好）。这里的正确答案是广州（35，北京是 82）。但答案和判定都没法告诉你观察本身对不对。日志可以：每个工具调用的参数和观察都在里面，把它们和工具本应使用的数据对比一下就知道了。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -413,7 +510,7 @@ print("the answer:", air.answer)
 # ## Recap
 #
 # Apart from `remember` and two small helpers, everything here was package code used as is —
-# `runlog` (records, JSONL, `summary_table`, `step_rows`, `compare_table`,
+# `runlog` (records, JSONL), `report` (`summary_table`, `step_rows`, `compare_table`,
 # `plot_context_growth`), `widgets.show_trace`, `memory.Conversation` and `grader.grade` —
 # because observability is only useful if it is always on. Both agents fill the same record, so
 # every tool above works on a text-ReAct run too.
@@ -429,16 +526,16 @@ print("the answer:", air.answer)
 # the same five parts behind their own names; knowing the shape, you can read any of them — and
 # when one misbehaves, you know which part to look at.
 #
-# | term | meaning |
-# |---|---|
-# | run log | one record per model call: text, thought, tool calls, observations, ms, tokens, events |
-# | JSON Lines | one JSON object per line; append-friendly log format (`to_jsonl`, `read_jsonl`) |
-# | trace viewer | step-through display of a run (`show_trace`), plain text where widgets cannot draw |
-# | prompt / completion tokens | what the model read / wrote in one call |
-# | cached tokens | prompt tokens served from the prefix cache instead of being read again |
-# | short-term memory | earlier turns' questions and final answers passed as history |
-# | tool traffic | assistant `tool_calls` and `tool` messages of a turn; dropped from memory |
-# | agent (design pattern) | loop + tools + memory + guards + observation; what every agent framework implements |
+# | term | 中文 | meaning |
+# |---|---|---|
+# | run log | 运行日志 | one record per model call: text, thought, tool calls, observations, ms, tokens, events |
+# | JSON Lines | JSON Lines | one JSON object per line; append-friendly log format (`to_jsonl`, `read_jsonl`) |
+# | trace viewer | 轨迹查看器 | step-through display of a run (`show_trace`), plain text where widgets cannot draw |
+# | prompt / completion tokens | 提示词 / 补全 token | what the model read / wrote in one call |
+# | cached tokens | 缓存 token | prompt tokens served from the prefix cache instead of being read again |
+# | short-term memory | 短期记忆 | earlier turns' questions and final answers passed as history |
+# | tool traffic | 工具往来 | assistant `tool_calls` and `tool` messages of a turn; dropped from memory |
+# | agent (design pattern) | 智能体（设计模式） | loop + tools + memory + guards + observation; what every agent framework implements |
 #
 # ## Exercises
 #
@@ -446,8 +543,8 @@ print("the answer:", air.answer)
 # cell that says ✔, "not attempted yet", or what is still wrong. The checks never call the
 # model: they read what your code returned, or try your function on a made-up run.
 #
-# 1. **Compare two runs.** Run the stock agent's question "青岛啤酒和贵州茅台的收盘价分别是多少？
-#    哪个更高，高多少？" (tools `get_closing_price`, `calculator`) with `Guards.on()` and with
+# 1. **Compare two runs.** Run the stock agent's question
+#    "青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高，高多少？" (tools `get_closing_price`, `calculator`) with `Guards.on()` and with
 #    `Guards.off()`, print each run's verdict (`Expected(figures=("1420.29",), winner="贵州茅台")`)
 #    and `compare_table({"on": …, "off": …})`. Which columns differ, and why? `answer_1`: the
 #    dict of the two runs.
@@ -463,6 +560,35 @@ print("the answer:", air.answer)
 #    did the model call your tool with the right arguments, did the tool return what you meant,
 #    and did the answer use it? Then fix the `get_air_quality` bug above and show that the log
 #    now matches the data. `answer_4`: your fixed `get_air_quality`.
+
+# %% [markdown] lang="zh-CN"
+# 把最后三行放在一起读。如果模型查了广州，日志会显示工具返回了错误的数字（上海的 57）：bug 出在工具上，而不是模型，改提示词也修不好。如果模型压根没查广州（或者在一次调用里传了两个城市，收到了工具的报错），那这就是日志告诉你的第一件事——另一个 bug，出在计划或参数上。此外，答案也可能自己把比较搞反，把 AQI 更高的城市说成空气更好；判定会标出这种情况。注意判定*标不出*的情况：答案“广州空气更好，AQI 57”和观察一致，给出的数字却是错的——工具的 bug 穿过了一个信任工具结果的检查器。答案的好坏取决于观察，而观察就在日志里。
+#
+# ## 小结
+#
+# 除了 `remember` 和两个小辅助函数，本课用到的全是原样调用的包代码——`runlog`（记录、JSONL）、`report`（`summary_table`、`step_rows`、`compare_table`、`plot_context_growth`）、`widgets.show_trace`、`memory.Conversation` 和 `grader.grade`——因为可观测性只有一直开着才有用。两种智能体填写的是同一种记录，所以上面的每个工具同样适用于文本 ReAct 的运行。
+#
+# **作为设计模式的智能体。** 从细节里退后一步看，整个系列搭起来的是同一个形状，由五部分组成：**循环**（询问模型，执行它要求的操作，把结果反馈回去，直到它作答或预算耗尽——第 04 和 05 课）、**工具**（带有模型能读懂的描述的函数，从第 02 课开始；第 05 课起用 JSON schema 描述）、**记忆**（在轮次之间延续下来的内容——本课）、**护栏**（预算、压缩、循环检测、错误即观察——第 07 课）以及**观察**（运行记录、轨迹、判定——本课）。天气智能体、储蓄智能体和股票智能体都是这个形状，只是换了工具和提示词；流式往返则是这个循环中的一轮，在线路上看到的样子。各种智能体框架（LangChain、LlamaIndex、OpenAI Agents SDK、AutoGen……）用各自的名字实现了同样的五个部分；掌握了这个形状，其中任何一个你都能读懂——某个框架出问题时，你也知道该去看哪一部分。
+#
+# | 术语 | 中文 | 含义 |
+# |---|---|---|
+# | run log | 运行日志 | 每次模型调用一条记录：文本、思考、工具调用、观察、毫秒、token、事件 |
+# | JSON Lines | JSON Lines | 每行一个 JSON 对象；便于追加写入的日志格式（`to_jsonl`、`read_jsonl`） |
+# | trace viewer | 轨迹查看器 | 逐步查看一次运行的界面（`show_trace`），画不出控件时输出纯文本 |
+# | prompt / completion tokens | 提示词 / 补全 token | 模型在一次调用中读入 / 写出的内容 |
+# | cached tokens | 缓存 token | 由前缀缓存提供、无需重新读取的提示词 token |
+# | short-term memory | 短期记忆 | 作为历史传入的前面各轮的问题和最终回答 |
+# | tool traffic | 工具往来 | 一轮中 assistant 的 `tool_calls` 和 `tool` 消息；不放进记忆 |
+# | agent (design pattern) | 智能体（设计模式） | 循环 + 工具 + 记忆 + 护栏 + 观察；每个智能体框架实现的都是它 |
+#
+# ## 练习
+#
+# 每道练习都有一个起始单元格（`answer_N = None`：换成你的代码）和一个检查单元格，后者会显示 ✔、“not attempted yet”（尚未作答），或者还有哪里不对。检查从不调用模型：它们只读取你的代码返回的东西，或者在一次虚构的运行上试用你的函数。
+#
+# 1. **比较两次运行。** 分别用 `Guards.on()` 和 `Guards.off()` 运行股票智能体的问题“青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高，高多少？”（工具 `get_closing_price`、`calculator`），打印每次运行的判定（`Expected(figures=("1420.29",), winner="贵州茅台")`）以及 `compare_table({"on": …, "off": …})`。哪些列不一样，为什么？`answer_1`：这两次运行组成的 dict。
+# 2. **延迟预算。** 基于 `step_rows` 写一个 `slowest_step(run)`，返回耗时最长那一步的编号，以及它占这次运行模型总时间的比例（0 到 1 之间的小数）。`answer_2`：函数本身。
+# 3. **摘要式记忆。** 用 `Conversation(..., keep_turns=1)` 重新跑一遍第 4 节的三轮对话，打印每一轮的判定。第三轮收到了什么？它还知道比较的是哪两个城市吗？`answer_3`：跑完三轮之后的 Conversation。
+# 4. **综合练习。** 用 `@tool` 加一个你自己的工具（单位换算器、迷你词典查询、“下一个节假日”日期工具……），运行一个既需要它、又需要某个课程工具的问题，然后用日志——`summary_table`、`step_rows`、`show_trace`——回答：模型是否用正确的参数调用了你的工具？工具返回的是不是你想要的？答案用上它了吗？然后修好上面 `get_air_quality` 的 bug，并证明日志现在和数据一致了。`answer_4`：你修好的 `get_air_quality`。
 
 # %%
 from reactlab.exercises.nb08 import check_1, check_2, check_3, check_4
@@ -495,3 +621,9 @@ check_4(answer_4)
 #
 # ---
 # Prev: [07 · Pitfalls](07_pitfalls.ipynb) | Index: [README](../README.md) | Next: the end of the series — back to the [README](../README.md)
+
+# %% [markdown] lang="zh-CN"
+# 参考答案：[solutions/08_observability_and_memory_solutions.ipynb](solutions/08_observability_and_memory_solutions.ipynb)
+#
+# ---
+# 上一课：[07 · 常见的坑](07_pitfalls.ipynb) | 目录：[README](../../README.zh-CN.md) | 下一课：系列到此结束——回到 [README](../../README.zh-CN.md)

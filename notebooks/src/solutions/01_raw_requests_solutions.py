@@ -3,6 +3,10 @@
 # *Worked solutions to the exercises of [01 · One request by hand](../01_raw_requests.ipynb).
 # The outputs come from the local model; yours may differ — the reasoning is what carries over.*
 
+# %% [markdown] lang="zh-CN"
+# # 01 · 手写一个请求——参考答案
+# *[01 · 手写一个请求](../01_raw_requests.ipynb) 各道练习的完整解答。输出来自本地模型，你的结果可能不同——能带走的是其中的思路。*
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 import os
@@ -35,6 +39,11 @@ body = {
 # `finish_reason` is `stop` — the same value as a natural end, so `finish_reason` alone cannot
 # tell you *which* stop happened. (If the model writes no `。` at all, nothing changes.)
 
+# %% [markdown] lang="zh-CN"
+# ## 1. `"stop": ["。"]`
+#
+# 预测：生成在第一个 `。` 处结束，`。` 本身不在文本里，`finish_reason` 为 `stop`——和自然结束时的值一样，所以单看 `finish_reason` 分辨不出是*哪一种*停止。（如果模型根本没写 `。`，就什么都不会变。）
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 data = requests.post(url, headers=conn.headers(), json={**body, "stop": ["。"]}, timeout=120).json()
@@ -50,6 +59,11 @@ check_1(answer_1)
 # A server usually sends one chunk per generated token, but nothing requires it: it may merge
 # tokens, and a token that is half of a Chinese character (UTF-8 bytes split across tokens) can
 # only be sent once the character is complete. So the counts are close, not necessarily equal.
+
+# %% [markdown] lang="zh-CN"
+# ## 2. chunk 与 token
+#
+# 服务器通常每生成一个 token 就发一个 chunk，但并没有规定必须这样：它可以把几个 token 合并发送；而一个只占半个汉字的 token（一个字的 UTF-8 字节被拆到了几个 token 里），要等这个字完整了才能发出。所以两个数字接近，但不一定相等。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -68,7 +82,10 @@ answer_2 = (text_chunks, (usage or {}).get("completion_tokens"))
 check_2(answer_2)
 
 # %% [markdown]
-# ## 3. `ask(question)` with `requests` only
+# ## 3. `ask(messages)` with `requests` only
+
+# %% [markdown] lang="zh-CN"
+# ## 3. 只用 `requests` 实现 `ask(messages)`
 
 # %%
 def ask(messages, **extra):
@@ -103,6 +120,11 @@ check_3(answer_3)  # runs ask against two canned replies (200 and 400): no reque
 # Prediction: a request error — 400 — so the SDK raises `openai.BadRequestError`. The cell
 # prints what this server actually did.
 
+# %% [markdown] lang="zh-CN"
+# ## 4. `"temperature": "hot"`
+#
+# 预测：这是请求错误——400——所以 SDK 抛出 `openai.BadRequestError`。单元格会打印这个服务器实际的做法。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 answer_4 = None
@@ -119,3 +141,7 @@ check_4(answer_4)
 # %% [markdown]
 # ---
 # Back to [01 · One request by hand](../01_raw_requests.ipynb) | Index: [README](../../README.md)
+
+# %% [markdown] lang="zh-CN"
+# ---
+# 返回 [01 · 手写一个请求](../01_raw_requests.ipynb) | 索引：[README](../../../README.zh-CN.md)

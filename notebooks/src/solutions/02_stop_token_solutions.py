@@ -3,6 +3,10 @@
 # *Worked solutions to the exercises of [02 · The stop token](../02_stop_token.ipynb). The
 # outputs come from the local model; the code says what happened, whichever way it went.*
 
+# %% [markdown] lang="zh-CN"
+# # 02 · 停止词——参考答案
+# *[02 · 停止词](../02_stop_token.ipynb) 各道练习的完整解答。输出来自本地模型；无论结果如何，代码都会说明实际发生了什么。*
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 import os
@@ -30,6 +34,11 @@ def complete(messages, **kw):
 # We check two things in code: is there an Observation line the model wrote, and do the
 # prices it mentions match the real ones (67.92 and 1488.21)?
 
+# %% [markdown] lang="zh-CN"
+# ## 1. 不加 `stop` 的股票问题
+#
+# 我们用代码检查两件事：有没有模型自己写的 Observation 行？它在那里提到的价格和真实价格（67.92 和 1488.21）是否一致？
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 stock_tools = ToolRegistry([get_closing_price])
@@ -56,6 +65,12 @@ check_1(answer_1)
 # - `"\nObservation"` only stops at a line start, which is what an invented Observation looks
 #   like; it does not fire on a first line that starts with it (there is no newline before it).
 
+# %% [markdown] lang="zh-CN"
+# ## 2. `stop=["Observation"]` 与 `stop=["\nObservation"]`
+#
+# - `"Observation"`（不带冒号）还能捕获 notebook 02 中录制的残留，以及全角冒号的 `Observation：`——但它会在任何位置遇到这个词就停下，哪怕是在 Thought 里，比如 "the Observation above shows…"。
+# - `"\nObservation"` 只在行首停下，而编造的 Observation 正是这个样子；不过如果第一行就以它开头，它不会触发（前面没有换行符）。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 weather_tools = ToolRegistry([get_weather])
@@ -76,6 +91,11 @@ check_2(answer_2)
 # never get to write the answer. The reply would end with a Thought, and we could not even
 # tell "done" from "forgot to act". The weather agent's last recorded reply shows what we would lose:
 
+# %% [markdown] lang="zh-CN"
+# ## 3. 为什么不用 `stop=["Final Answer:"]`？
+#
+# 生成在停止词*之前*结束，而且停止词本身不会返回——所以模型永远写不出答案。回复会以一个 Thought 结尾，我们甚至分不清是"做完了"还是"忘了行动"。天气智能体录制的最后一个回复展示了我们会失去什么：
+
 # %%
 recorded_last = ("Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
                 "Final Answer: 北京的天气温度为23.4°C，湿度为43%……")
@@ -85,6 +105,9 @@ check_3(answer_3)
 
 # %% [markdown]
 # ## 4. Catching `观察：` too
+
+# %% [markdown] lang="zh-CN"
+# ## 4. 把 `观察：` 也捕获住
 
 # %%
 INVENTED_ANY = re.compile(r"^[ \t>*]*(?:Observation\b|观察\s*[:：])", re.MULTILINE)
@@ -106,3 +129,9 @@ check_4(answer_4)
 #
 # ---
 # Back to [02 · The stop token](../02_stop_token.ipynb) | Index: [README](../../README.md)
+
+# %% [markdown] lang="zh-CN"
+# 第二个字符串在句子中间提到了"观察"：不在行首，也没有冒号——忽略它是对的。
+#
+# ---
+# 返回 [02 · 停止词](../02_stop_token.ipynb) | 索引：[README](../../../README.zh-CN.md)

@@ -5,6 +5,12 @@
 #
 # First, `parse_step` from the notebook, unchanged, so this notebook runs on its own:
 
+# %% [markdown] lang="zh-CN"
+# # 03 · 用正则表达式解析 ReAct —— 参考答案
+# *[03 · 用正则表达式解析 ReAct](../03_regex_parser.ipynb) 各道练习的完整解答。这里不调用模型：解析器都拿文本来测试。*
+#
+# 首先是 notebook 里的 `parse_step`，原样照搬，这样本 notebook 可以独立运行：
+
 # %%
 import ast
 import json
@@ -94,6 +100,11 @@ def parse_step(text):
 # parentheses as a Python call (it parses, it does not run anything), and `ast.literal_eval`
 # turns each argument into a value.
 
+# %% [markdown] lang="zh-CN"
+# ## 1. `Action: get_weather(location="北京")`
+#
+# 一条正则找到紧跟在标签后面的 `name(`；`ast.parse` 把括号里的内容当作一个 Python 调用来读（它只做解析，不运行任何东西），再由 `ast.literal_eval` 把每个参数变成值。
+
 # %%
 CALL_RE = re.compile(r"(?<!\w)Action\s*[:：]\s*`?([A-Za-z_]\w*)\((.*)\)`?\s*$", re.DOTALL)
 
@@ -121,6 +132,13 @@ check_1(answer_1)
 #
 # Random strings from the pieces that matter. Anything other than a result or a `ValueError`
 # is a bug.
+
+# %% [markdown] lang="zh-CN"
+# 遇到 `get_weather(北京 天气)` 这样的内容，`ast.parse` 会抛出 `SyntaxError`——真正的解析器也应该把它转成一个带有给模型看的消息的 `ValueError`。
+#
+# ## 2. 对 `parse_step` 做模糊测试
+#
+# 用关键片段随机拼出字符串。除了返回结果或抛出 `ValueError`，其他任何情况都是 bug。
 
 # %%
 random.seed(7)
@@ -150,6 +168,13 @@ check_2(answer_2)  # the check fuzzes it again with its own seeded strings
 # ## 3. Where the two parsers differ
 #
 # Three shapes small models write, and what each parser makes of them:
+
+# %% [markdown] lang="zh-CN"
+# `json.JSONDecodeError` 是 `ValueError` 的子类，`ReActParseError` 也是：所以"只抛 `ValueError`"这个承诺很容易守住——只要没有 `KeyError` 或 `AttributeError` 漏出来（比如 JSON 块是一个列表而不是字典）。包里的基于属性的测试（`tests/test_parsing.py`）用 `hypothesis` 对 `parse_react` 检查同样的承诺。
+#
+# ## 3. 两个解析器的分歧
+#
+# 小模型会写出的三种格式，以及两个解析器各自的处理结果：
 
 # %%
 cases = {
@@ -187,6 +212,11 @@ check_3(answer_3)
 #
 # ## 4. A tool that does not exist
 
+# %% [markdown] lang="zh-CN"
+# 谁是对的？对于加粗的标签，`parse_step` 在工具名里留下了一个多余的空格，还把 `**` 留在了输入里，于是输入不再是 JSON——这是错的（注册表随后会拒绝 `' get_weather'`）。对于裸字符串，两者都把 `北京` 保留为字符串：注册表会把它映射到这个工具唯一的参数上。对于没有标签的 JSON 块，`parse_react` 接受它，因为意图很明确；`parse_step` 拒绝它——也说得过去，但模型就得为一个格式错误多花一步。
+#
+# ## 4. 一个不存在的工具
+
 # %%
 answer_4 = ToolRegistry([get_weather]).run("get_wether", {"location": "北京"})
 print(answer_4)
@@ -199,3 +229,9 @@ check_4(answer_4)
 #
 # ---
 # Back to [03 · Parsing ReAct](../03_regex_parser.ipynb) | Index: [README](../../README.md)
+
+# %% [markdown] lang="zh-CN"
+# 这条消息说明了哪里错了，给出了可能的正确名字，并列出了现有的工具：模型修正下一个 Action 所需的一切都在里面。解析器说不出这些——它不知道有哪些工具；注册表知道。
+#
+# ---
+# 返回 [03 · 用正则表达式解析 ReAct](../03_regex_parser.ipynb) | 目录：[README](../../../README.zh-CN.md)

@@ -7,6 +7,12 @@
 # The notebook's loops again, without the request printing, so the output stays short. They
 # return a `RunResult`, as in the notebook.
 
+# %% [markdown] lang="zh-CN"
+# # 04 · 草稿本 —— 参考答案
+# *[04 · 草稿本](../04_scratchpad.ipynb) 各道练习的完整解答。输出来自本地模型；代码如实报告模型做了什么，每次运行后面都跟着它的判定。*
+#
+# 这里再写一遍 notebook 里的两个循环，去掉了请求打印，好让输出保持简短。和 notebook 里一样，它们返回 `RunResult`。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 import os
@@ -89,6 +95,13 @@ def calls_of(run):
 # message and a chat of short messages are different inputs, so the model may act differently.
 # The cell prints the tool calls and the verdict of each run:
 
+# %% [markdown] lang="zh-CN"
+# （`react_chat` 用到了练习 3 里的 `same_call_twice`；只有某次运行传入 `stop_on_repeat=True` 时才会去查找这个名字，而那是在练习 3 定义它之后。）
+#
+# ## 1. 交换布局
+#
+# 问题相同，模型读到的文本也几乎相同——但一条长长的 user 消息和一段由短消息组成的聊天是不同的输入，所以模型的行为可能不一样。单元格打印每次运行的工具调用和判定：
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 stock_scratchpad = react_scratchpad(stock_q, stock_tools, max_steps=4, style="action_input")
@@ -108,6 +121,11 @@ check_1(answer_1)
 # One tool call and an answer — two steps, if the model uses the tool. The set-up cell pinned
 # "today" to 2026-03-01, so the right answer names that date.
 
+# %% [markdown] lang="zh-CN"
+# ## 2. `get_today` 与"今天是几号？"
+#
+# 一次工具调用加一次作答——如果模型用了工具，就是两步。准备单元格已经把"今天"固定为 2026-03-01，所以正确的答案会说出这个日期。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 answer_2 = run_react("今天是几号？", tools=ToolRegistry([get_today]), conn=conn, max_steps=3)
@@ -126,6 +144,11 @@ check_2(answer_2)
 # package's `LoopDetector` in notebook 07 does this properly: N repeats, ping-pong between two
 # calls, and a message to the model before giving up.)
 
+# %% [markdown] lang="zh-CN"
+# ## 3. 遇到一模一样的重复就停
+#
+# `same_call_twice` 比较最后两次调用；上面的 `react_chat(..., stop_on_repeat=True)` 在每一步之后检查它，在再次运行同一个调用之前停下，并说明原因。（第 07 篇里包中的 `LoopDetector` 把这件事做得更完善：N 次重复、在两个调用之间来回切换，以及在放弃之前先给模型发一条消息。）
+
 # %%
 def same_call_twice(calls):
     """True when the last two (tool, args) pairs are identical."""
@@ -141,6 +164,9 @@ check_3(answer_3)
 # Now the loop with the check on, on the weather question in the chat layout. Whether it fires
 # depends on what the model does; the cell says which happened.
 
+# %% [markdown] lang="zh-CN"
+# 现在打开检查，以聊天布局在天气问题上运行循环。检查会不会触发取决于模型怎么做；单元格会告诉你发生的是哪种情况。
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 guarded = react_chat(weather_q, weather_tools, max_steps=4, style="json", stop_on_repeat=True)
@@ -153,6 +179,11 @@ print(grade(guarded, Expected(parts=("北京", "广州"))))
 #
 # Step 1's prompt holds every tool description, so it grows with the registry — whether or not
 # the tools are used.
+
+# %% [markdown] lang="zh-CN"
+# ## 4. 全部六个课程工具
+#
+# 第 1 步的提示词包含每个工具的描述，所以它随注册表一起变大——不管这些工具用不用得上。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -174,3 +205,9 @@ check_4(answer_4)
 #
 # ---
 # Back to [04 · The scratchpad](../04_scratchpad.ipynb) | Index: [README](../../README.md)
+
+# %% [markdown] lang="zh-CN"
+# 每个工具描述，在每次运行的每个请求里都要付费。给智能体它的任务需要的工具，而不是你手上所有的工具。（单步运行只是为了测量第 1 步；它的判定是 ✘，因为一步之内不可能既查两个城市又作答。）
+#
+# ---
+# 返回 [04 · 草稿本](../04_scratchpad.ipynb) | 目录：[README](../../../README.zh-CN.md)

@@ -2,6 +2,10 @@
 # # 05 · Native tool calls — solutions
 # *One possible solution per exercise of [05 · Native tool calls](../05_native_tool_calls.ipynb). Model outputs are whatever this run produced; every run is followed by its verdict.*
 
+# %% [markdown] lang="zh-CN"
+# # 05 · 原生工具调用——参考答案
+# *[05 · 原生工具调用](../05_native_tool_calls.ipynb) 每道练习的一种可行解法。模型输出就是这次运行产生的结果；每次运行后面都跟着它的判定。*
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 import json
@@ -28,6 +32,11 @@ course = default_registry()
 # ## 1. The wrong id, and the missing result
 #
 # The tutorial's request, repaired with the assistant message — then broken in two new ways.
+
+# %% [markdown] lang="zh-CN"
+# ## 1. 错误的 id，以及缺失的结果
+#
+# 教程里用 assistant 消息修好的请求——再用两种新方式把它弄坏。
 
 # %%
 tutorial_tool = {"type": "function", "function": {
@@ -69,6 +78,14 @@ check_1(answer_1)
 #
 # Two parallel calls whose fragments alternate; the second call repeats its id and name on
 # every fragment, as some servers do.
+
+# %% [markdown] lang="zh-CN"
+# 两个请求被拒绝的原因相同：每个 `tool_call_id` 都必须回应紧挨在它前面的 assistant 消息里的某个调用，
+# 而且每个调用都必须先得到回应，对话才能继续。（如果上面某一行显示 "accepted"，说明你用的服务器比 OpenAI 的 API 更宽松。）
+#
+# ## 2. 交错的片段
+#
+# 两个并行调用，片段交替出现；第二个调用在每个片段上都重复它的 id 和名字，有些服务器就是这么做的。
 
 # %%
 def frag(index, id_=None, name=None, args=""):
@@ -118,6 +135,12 @@ check_2(answer_2)
 #
 # ## 3. Parallel and in order, with `as_completed`
 
+# %% [markdown] lang="zh-CN"
+# 按 `index` 归组，并取第一个非空的 id 和名字，两种方法都得到两个干净的调用；重复出现的 `"call_b"` 和
+# `"get_weather"` 不会被拼接到一起。
+#
+# ## 3. 并行且有序：用 `as_completed`
+
 # %%
 def run_in_order(calls, registry):
     """Run calls concurrently; return their tool messages in call order."""
@@ -162,6 +185,11 @@ check_3(answer_3)
 #
 # ## 4. 青岛啤酒 vs 贵州茅台
 
+# %% [markdown] lang="zh-CN"
+# 诀窍在于"槽位"：每个 future 都记住自己的位置，结果就放进那个槽位，不管它们以什么顺序完成。
+#
+# ## 4. 青岛啤酒 vs 贵州茅台
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 stock_tools = ToolRegistry([course.get("get_closing_price"), course.get("calculator")])
@@ -188,3 +216,13 @@ check_4(answer_4)
 #
 # ---
 # Back to [05 · Native tool calls](../05_native_tool_calls.ipynb) | Index: [README](../../README.md)
+
+# %% [markdown] lang="zh-CN"
+# 每步一个调用，说明模型是一个接一个地查询股价的；一步里有两个调用，说明它用了并行调用；一个调用都没有，
+# 说明这个"答案"不是基于任何数据得出的——不管它说了什么。判定依据工具结果而不是模型的措辞来检查答案：
+# 它需要两个股价都出现，而且比较结果必须是 67.92 < 1488.21，即贵州茅台更高。一个把两个股价都引用正确、却
+# 仍然说"青岛啤酒更高"的答案会得到 ✘，理由是 "the comparison is backwards"——小模型可能会照抄数字而不去读懂它们。
+# （上面的检查无论如何都会通过：它检查的是你的代码是否用原生调用跑了正确的问题；判定是给模型打的分，不是给你的。）
+#
+# ---
+# 返回 [05 · 原生工具调用](../05_native_tool_calls.ipynb) | 目录：[README](../../../README.zh-CN.md)

@@ -2,6 +2,10 @@
 # # 06 · Under the hood — solutions
 # *One possible solution per exercise of [06 · Under the hood](../06_under_the_hood.ipynb). Model outputs are whatever this run produced.*
 
+# %% [markdown] lang="zh-CN"
+# # 06 · 深入底层——参考答案
+# *[06 · 深入底层](../06_under_the_hood.ipynb) 每道练习的一种可行解法。模型输出就是这次运行产生的结果。*
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 import os
@@ -26,6 +30,9 @@ template = ChatTemplate.from_gguf(ensure_model("qwen2.5-coder-1.5b-instruct", pr
 # %% [markdown]
 # ## 1. The second request
 
+# %% [markdown] lang="zh-CN"
+# ## 1. 第二次请求
+
 # %%
 second = [
     {"role": "user", "content": "北京今天天气怎么样？"},
@@ -46,6 +53,13 @@ check_1(answer_1)
 # the order.
 #
 # ## 2. Break the parser
+
+# %% [markdown] lang="zh-CN"
+# assistant 的调用被写回成 assistant 轮次里的 `<tool_call>…</tool_call>`，而工具结果放在一个 **user**
+# 轮次的 `<tool_response>…</tool_response>` 里：Qwen2.5 的模板在文本中没有单独的 tool 角色。还要注意，
+# `tool_call_id` 在哪儿都没出现——模型是按位置把结果和调用对应起来的，这又是一个必须保持顺序的理由。
+#
+# ## 2. 弄坏解析器
 
 # %%
 tricky = {
@@ -70,6 +84,16 @@ check_2(answer_2)
 #
 # ## 3. Name the function
 
+# %% [markdown] lang="zh-CN"
+# - 标签外的单引号不是 JSON；解析器会把这段文本留作 content。如果到处都接受 Python 字面量，
+#   一些无害的、长得像 dict 的答案也会被当成调用。
+# - 标签外的未知工具不算调用（在标签外只认已知的名字），所以智能体看到的是一个答案。对智能体更好的做法是
+#   告诉模型这个工具不存在——当调用写在标签里时正是如此，因为标签内任何名字都会被接受，随后由工具注册表
+#   回复 "There is no tool named …"。
+# - 文字描述就是文字描述。只有约束解码（`tool_choice="required"`）才能排除这种情况。
+#
+# ## 3. 指定函数
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 calc = ToolRegistry([course.get("calculator")])
@@ -90,6 +114,11 @@ check_3(answer_3)
 # arguments, and the arguments must fit the tool's parameter schema.
 #
 # ## 4. A fourth task that needs no tool
+
+# %% [markdown] lang="zh-CN"
+# 指定函数得到的 schema 里，`name` 是一个常量：模型只需要选择参数，而参数必须符合该工具的参数 schema。
+#
+# ## 4. 不需要工具的第四个任务
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -112,3 +141,9 @@ check_4(answer_4)
 # `Final Answer:` around the answer). Check the `steps` column before comparing tokens: a ReAct
 # run that never wrote a `Final Answer:` line the parser accepts keeps going until its budget
 # runs out, and then every extra step re-sends the whole prompt.
+
+# %% [markdown] lang="zh-CN"
+# 一个不需要工具的问题，最好的情况下只花一次模型调用，这时差别就在提示词上：ReAct 的系统提示词（格式规则和示例）
+# 对比模板的工具块加上智能体简短的系统提示词；ReAct 的回复也更长（答案前后还有 `Thought:` 和 `Final Answer:`）。
+# 比较 token 之前先看 `steps` 列：一次 ReAct 运行如果始终没写出解析器能接受的 `Final Answer:` 行，就会一直跑到
+# 预算用完，而每多一步都要把整个提示词重新发一遍。

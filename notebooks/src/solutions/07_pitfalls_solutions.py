@@ -2,6 +2,10 @@
 # # 07 · Pitfalls — solutions
 # *One possible solution per exercise of [07 · Pitfalls](../07_pitfalls.ipynb). Model outputs are whatever this run produced.*
 
+# %% [markdown] lang="zh-CN"
+# # 07 · 常见的坑——参考答案
+# *[07 · 常见的坑](../07_pitfalls.ipynb) 每道练习的一种可行解法。模型输出就是这次运行实际产生的结果。*
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 import os
@@ -21,6 +25,9 @@ course = default_registry()
 
 # %% [markdown]
 # ## 1. How short is too short?
+
+# %% [markdown] lang="zh-CN"
+# ## 1. 多短算太短？
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -56,6 +63,11 @@ check_1(answer_1)
 # returns snippets, not whole sections). The lines above say which clues the cut removed.
 #
 # ## 2. Ping-pong
+
+# %% [markdown] lang="zh-CN"
+# 限制为 300 个字符时，模型看到的是搜索结果开头和结尾各 150 个字符；凡是位于某一节中间的内容都被截掉了，答案只能去猜、干脆不提，或者（步数预算更大时）再搜一次。压缩是一种取舍：限制必须给问题所需的内容留出空间——要么就该让工具本身少返回一些（搜索返回摘要片段，而不是整节内容）。上面几行说明了截断删掉了哪些线索。
+#
+# ## 2. 乒乓
 
 # %%
 @tool
@@ -98,6 +110,11 @@ check_2(answer_2, run_2)
 # if it gave up by itself, no event fired and the status is `final`.
 #
 # ## 3. Errors as data
+
+# %% [markdown] lang="zh-CN"
+# 如果模型拿着同一个问题在两个团队之间来回切换，事件会写作 `loop: ping-pong between …`；如果它连续三次问同一个团队，触发的就是重复检测器；如果它自己放弃了，就不会触发任何事件，状态为 `final`。
+#
+# ## 3. 错误即数据
 
 # %%
 @tool
@@ -149,6 +166,11 @@ check_3(answer_3)
 #
 # ## 4. The cheapest fence
 
+# %% [markdown] lang="zh-CN"
+# 无论哪种写法，模型读到的几乎是同一句话。区别在*我们*这边：抛异常的版本返回时带着 `is_error=True`（于是运行日志会把这次调用标记为工具错误，仪表盘也能统计它），而返回 dict 的版本是一次“成功”的调用，只不过内容恰好说的是错误。返回错误也没问题——那就让智能体或日志也去检查 `error` 这个键。
+#
+# ## 4. 最便宜的防线
+
 # %%
 def flag_invented(run) -> str:
     """The answer with every number that appears in no observation (nor the question) marked."""
@@ -177,3 +199,6 @@ print(grade(r, Expected(figures=("1488.21",), parts=("贵州茅台",))))
 # %% [markdown]
 # A `[?]` before a number means no tool returned it. It flags harmless numbers too (a date the
 # model wrote out, a count), so use it as a highlight for a human, not as an automatic veto.
+
+# %% [markdown] lang="zh-CN"
+# 数字前的 `[?]` 表示没有任何工具返回过它。它也会标出无害的数字（模型写出来的日期、一个计数），所以把它当作给人看的高亮提示，而不是自动否决。

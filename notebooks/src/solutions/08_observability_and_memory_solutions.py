@@ -2,6 +2,10 @@
 # # 08 · Observability and memory — solutions
 # *One possible solution per exercise of [08 · Observability and memory](../08_observability_and_memory.ipynb). Model outputs are whatever this run produced.*
 
+# %% [markdown] lang="zh-CN"
+# # 08 · 可观测性与记忆——参考答案
+# *[08 · 可观测性与记忆](../08_observability_and_memory.ipynb) 每道练习的一种可行解法。模型输出就是这次运行实际产生的结果。*
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 import os
@@ -25,6 +29,9 @@ course = default_registry()
 
 # %% [markdown]
 # ## 1. Compare two runs
+
+# %% [markdown] lang="zh-CN"
+# ## 1. 比较两次运行
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -51,6 +58,11 @@ check_1(answer_1)
 #
 # ## 2. A latency budget
 
+# %% [markdown] lang="zh-CN"
+# 观察很短、也没有重复调用时，护栏无事可做：两次运行应该差别很小，甚至完全相同（温度为 0 时，同样的提示词给出同样的回复）。护栏一旦触发，差异就会出现在 `events` 列和 token 数上——一条被截断的观察、一次循环干预、一段被折叠的历史。判定说明的是两次运行有没有得出股票智能体的正确答案（贵州茅台 1488.21 比青岛啤酒 67.92 高，高出 1420.29）；这一点不由护栏决定。
+#
+# ## 2. 延迟预算
+
 # %%
 def slowest_step(run) -> tuple[int, float]:
     rows = step_rows(run)
@@ -75,6 +87,11 @@ for label, run in runs.items():
 # schemas) with nothing in the cache yet; the lines above say which it was here.
 #
 # ## 3. Summarised memory
+
+# %% [markdown] lang="zh-CN"
+# 最慢的一步往往是写得最多的那一步（补全 token 比命中缓存的提示词 token 耗时多得多），或者是第一步——它要读完整个提示词（系统文本和工具 schema），而此时缓存里还什么都没有；上面几行说明了这次是哪种情况。
+#
+# ## 3. 摘要式记忆
 
 # %%
 def with_earlier_results(chat, i: int):
@@ -112,6 +129,11 @@ check_3(answer_3)
 # temperatures depends on whether they survived in those short texts — read the lines above.
 #
 # ## 4. Capstone: a tool of my own, debugged from the log
+
+# %% [markdown] lang="zh-CN"
+# 使用 `keep_turns=1` 时，第三轮收到的是第 1 轮的摘要（每轮一行，问题和答案各截断到大约 80 个字符），以及原样保留的第 2 轮。它是否仍然知道两个温度，取决于这两个数字有没有在这些简短的文本里保留下来——读一读上面几行。
+#
+# ## 4. 综合练习：我自己的工具，从日志调试
 
 # %%
 AQI = {"北京": 82, "广州": 35, "上海": 57}  # made-up teaching values, not measurements
@@ -184,3 +206,6 @@ print("answer uses 35 and 82:", "35" in answer and "82" in answer)
 # and did the answer use those numbers (last line, and the verdict above). With the alias bug
 # gone, every `get_air_quality` line matches the data — and `check_4` tried the fixed tool on
 # every city without the model.
+
+# %% [markdown] lang="zh-CN"
+# 综合练习的三个问题，都能从日志中得到回答：模型有没有用正确的参数调用我的工具（`step …` 那几行），每个工具返回的是否是它该返回的（`OK` / `CHECK`），以及答案有没有用上这些数字（最后一行，以及上面的判定）。去掉别名 bug 之后，每一行 `get_air_quality` 都与数据一致——而且 `check_4` 已经在不调用模型的情况下，把修好的工具在每个城市上都试过了。
