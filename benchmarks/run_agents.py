@@ -35,7 +35,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ MODELS = {"1.5b": "qwen2.5-coder-1.5b-instruct", "0.5b": "qwen2.5-coder-0.5b-ins
 @dataclass(frozen=True)
 class Config:
     protocol: str  # "react-json" | "react-action_input" | "native"
-    guards: str = "on"  # "on" | "off" | "levers" (on + grounding check + quiet retry)
+    guards: str = "on"  # "on" | "off" | "levers" (on + grounding check + quiet retry) | "grounding"
     constrained: bool = False
     model: str = "1.5b"  # "1.5b" | "0.5b" | "provider"
     prompt: str = "base"  # "base" (the agents' defaults) | "worked" (PROMPT_LEVERS)
@@ -176,7 +176,8 @@ def run_one(config: Config, task, conn: Any) -> dict:
     from reactlab.react_agent import run_react
 
     registry = registry_for(task)
-    guards = {"on": Guards.on, "off": Guards.off, "levers": Guards.levers}[config.guards](MAX_STEPS)
+    guards = {"on": Guards.on, "off": Guards.off, "levers": Guards.levers,
+              "grounding": lambda n: replace(Guards.on(n), grounding=True)}[config.guards](MAX_STEPS)
     use = ConstrainedConnection(conn, config.protocol, registry) if config.constrained else conn
     react_name, native_name = PROMPT_LEVERS[config.prompt]
     t0 = time.perf_counter()
