@@ -193,7 +193,7 @@ print("does the model's reply contain that date?",
 #
 # ### 判定行
 #
-# 每次实际运行智能体之后，notebook 都会打印一行 `reactlab.grader.grade` 的结果：`verdict: ✔ …` 或 `verdict: ✘ <reason>`。它就是标准答案，检查的是这次运行本身，而不是措辞：
+# 每次实际运行智能体之后，notebook 都会打印一行 `reactlab.grader.grade` 的结果：`verdict: ✔ …` 或 `verdict: ✘ <reason>`。判定以它为准（相当于阅卷标准），检查的是这次运行本身，而不是措辞：
 #
 # - 答案里的每个数字都来自工具结果、问题本身或一次计算——没人取过的数字就是*编造*的；
 # - 问题的每个部分都有回答（北京**和**广州）；
@@ -354,4 +354,4 @@ print(mask_secret("sk-this-is-not-a-real-key-1234"))
 # 本地服务器会在 notebook 之间一直运行（每台机器一个）。用完后用 `make stop`（或 `reactlab stop`）停掉它。
 #
 # ---
-# 索引：[README](../../README.zh-CN.md) | 下一节：[01 · 手写一个请求](01_raw_requests.ipynb)
+# 索引：[README](../../README.zh-CN.md) | 下一篇：[01 · 手写一个请求](01_raw_requests.ipynb)

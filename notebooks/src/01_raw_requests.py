@@ -179,7 +179,7 @@ print(json.dumps(data, ensure_ascii=False, indent=2))
 # | `object`、`created`、`model` | 对象类型、创建时间（Unix 秒）、回答的是哪个模型 |
 # | `choices` | 是个列表，因为一个请求可以要多个候选回复（`n`）；我们总是读 `choices[0]` |
 # | `choices[0].message` | 助手消息：`role` 和 `content`（后面还会有 `tool_calls`） |
-# | `choices[0].finish_reason` | 生成为什么停止：`stop`（模型自己说完了，或者碰到了停止词）、`length`（达到 `max_tokens`）、`tool_calls`（notebook 05） |
+# | `choices[0].finish_reason` | 生成为什么停止：`stop`（模型自己说完了，或者碰到了停止序列）、`length`（达到 `max_tokens`）、`tool_calls`（notebook 05） |
 # | `usage` | 计费的 token 数：`prompt_tokens`（我们发送的全部内容）+ `completion_tokens`（模型写的内容）= `total_tokens` |
 #
 # 逐个读出这些字段：
@@ -545,4 +545,4 @@ check_4(answer_4)
 # 参考答案：[solutions/01_raw_requests_solutions.ipynb](solutions/01_raw_requests_solutions.ipynb)
 #
 # ---
-# 上一节：[00 · 从这里开始](00_start_here.ipynb) | 索引：[README](../../README.zh-CN.md) | 下一节：[02 · 停止词](02_stop_token.ipynb)
+# 上一篇：[00 · 从这里开始](00_start_here.ipynb) | 索引：[README](../../README.zh-CN.md) | 下一篇：[02 · 停止序列](02_stop_token.ipynb)

@@ -17,7 +17,7 @@
 # > 再把结果作为 Observation 还给模型。问题是：模型并不知道自己该在哪里停下。
 
 # %% [markdown] lang="zh-CN"
-# # 02 · 停止词
+# # 02 · 停止序列
 # *ReAct 提示词要求模型只写对话的一半，然后等待。没有 `stop`，就没有任何东西让它停下来等。*
 #
 # **学完这一节，你能够：**
@@ -253,7 +253,7 @@ print(weather_tools.run("get_weather", {"location": "北京"})[0])
 # %% [markdown] lang="zh-CN"
 # ## 3. `stop=["Observation:"]`
 #
-# chat completions API 专门有个参数干这件事：`stop`，一个字符串，或者最多四个字符串组成的列表。服务器在文本生成的过程中不断检查；一旦文本中出现停止词，生成就结束，停止词本身**不会**返回，`finish_reason` 为 `stop`。天气智能体正是为此在每个请求里都发送 `"stop": "Observation:"`。
+# chat completions API 专门有个参数干这件事：`stop`，一个字符串，或者最多四个字符串组成的列表。服务器在文本生成的过程中不断检查；一旦文本中出现停止序列，生成就结束，停止序列本身**不会**返回，`finish_reason` 为 `stop`。天气智能体正是为此在每个请求里都发送 `"stop": "Observation:"`。
 #
 # 同样的消息，多一个参数：
 
@@ -293,7 +293,7 @@ print(f"the last 40 characters: {stopped_text[-40:]!r}")
 # `finish_reason: "stop"`) was recorded as this `content`:
 
 # %% [markdown] lang="zh-CN"
-# ## 4. 一次录制运行中的停止词残留
+# ## 4. 一次录制运行中的停止序列残留
 #
 # 在一次录制的运行中（DashScope 上的 DeepSeek-V3，`"stop": "Observation:"`，`finish_reason: "stop"`），天气智能体的第二个回复记录下来的 `content` 是这样的：
 
@@ -318,7 +318,7 @@ print(recorded_reply2)
 # contains *two* Observation labels in a row — exactly what that run's third request shows:
 
 # %% [markdown] lang="zh-CN"
-# 看最后一行：`Observation`，**没有**冒号。停止词 `Observation:` 从未完整出现，所以什么也没被截掉——可模型偏偏就停在了那里。我们看不到那台服务器的内部，但有一种解释与记录相符：模型结束了自己的回合（它的回合结束 token 同样会给出 `finish_reason: "stop"`），或者接下来写的不是 `:`，于是停止词始终没有匹配上。无论哪种情况，停止词都只能防住它所写的那段精确文本。
+# 看最后一行：`Observation`，**没有**冒号。停止序列 `Observation:` 从未完整出现，所以什么也没被截掉——可模型偏偏就停在了那里。我们看不到那台服务器的内部，但有一种解释与记录相符：模型结束了自己的回合（它的回合结束 token 同样会给出 `finish_reason: "stop"`），或者接下来写的不是 `:`，于是停止序列始终没有匹配上。无论哪种情况，停止序列都只能防住它所写的那段精确文本。
 #
 # **看它出错。** 天气智能体的循环先追加回复，再追加自己的 Observation：`scratchpad += content + "\nObservation: " + result`。有了这个残留，下一个请求里就会连着出现*两个* Observation 标签——那次运行的第三个请求里看到的正是这样：
 
@@ -335,7 +335,7 @@ print("… " + "\n".join(naive_scratchpad.splitlines()[-3:]))
 # complete invented Observation, as in section 2):
 
 # %% [markdown] lang="zh-CN"
-# DeepSeek-V3 对此满不在乎。小模型就未必了：它看到一个被破坏的模式，可能会照着模仿。修复办法是我们这边加一条规则：追加回复之前，去掉留在末尾的不完整停止词。`reactlab.parsing.strip_invented_observation` 干的就是这个（它还会截掉完整的编造 Observation，就像第 2 节那样）：
+# DeepSeek-V3 对此满不在乎。小模型就未必了：它看到一个被破坏的模式，可能会照着模仿。修复办法是我们这边加一条规则：追加回复之前，去掉留在末尾的不完整停止序列。`reactlab.parsing.strip_invented_observation` 干的就是这个（它还会截掉完整的编造 Observation，就像第 2 节那样）：
 
 # %%
 fixed = strip_invented_observation(recorded_reply2)
@@ -394,7 +394,7 @@ print(repr(naive_cut(recorded_reply2)[-30:]))
 # come close to the reply we got *with* it — the cell prints whether they match:
 
 # %% [markdown] lang="zh-CN"
-# 所以客户端截断要分两步：先在停止词处截断（`reactlab.parsing.cut_at_stop`，与服务端的 `stop` 完全等价），再去掉末尾的不完整停止词（`strip_invented_observation`）。把它用在*不加* `stop` 得到的回复上，结果应该接近*加了* `stop` 得到的回复——单元格会打印两者是否一致：
+# 所以客户端截断要分两步：先在停止序列处截断（`reactlab.parsing.cut_at_stop`，与服务端的 `stop` 完全等价），再去掉末尾的不完整停止序列（`strip_invented_observation`）。把它用在*不加* `stop` 得到的回复上，结果应该接近*加了* `stop` 得到的回复——单元格会打印两者是否一致：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -454,9 +454,9 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 # | chain-of-thought (CoT) | 思维链 | reasoning written out step by step, in text only; no outside facts come in |
 # | Thought / Action / Observation | 思考 / 行动 / 观察 | the model's reasoning / the tool call it asks for / the tool's result (written by *us*) |
 # | Final Answer | 最终答案 | the label the model uses when it is done |
-# | stop sequence | 停止词 | a string that ends generation when the model writes it; not included in the reply |
+# | stop sequence | 停止序列 | a string that ends generation when the model writes it; not included in the reply |
 # | invented (fabricated) observation | 编造的观察结果 | a tool result the model wrote itself; no tool ran |
-# | stop residue | 停止词残留 | part of a stop word left in the reply, e.g. `Observation` without `:` |
+# | stop residue | 停止序列残留 | part of a stop word left in the reply, e.g. `Observation` without `:` |
 # | client-side stop | 客户端截断 | cutting the reply ourselves when the server cannot |
 # | scratchpad | 草稿本 | the running Thought/Action/Observation text we send back each step (notebook 04) |
 #
@@ -479,8 +479,8 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 #
 # - ReAct 提示词给模型展示的模式里包含 `Observation:` 行；顺着这个模式续写的模型，可能会自己写出工具的结果。
 # - 编造的 Observation 是长得像数据的虚构内容，建立在它之上的任何 `Final Answer` 也一样。代码可以检测它：一行以 `Observation` 开头的文字。
-# - `stop=["Observation:"]` 让生成恰好在它之前结束；停止词本身不会返回。
-# - 停止词只能匹配它的精确文本：天气智能体的一次录制运行在回复末尾留下了残留 `Observation`。把回复追加到 scratchpad 之前，先去掉它。
+# - `stop=["Observation:"]` 让生成恰好在它之前结束；停止序列本身不会返回。
+# - 停止序列只能匹配它的精确文本：天气智能体的一次录制运行在回复末尾留下了残留 `Observation`。把回复追加到 scratchpad 之前，先去掉它。
 # - 服务端不支持 `stop` 时，就在客户端截断：`cut_at_stop` + `strip_invented_observation`。
 #
 # | 术语 | 中文 | 含义 |
@@ -489,9 +489,9 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 # | chain-of-thought (CoT) | 思维链 | 一步一步写出来的推理，只是文本；没有任何外部事实进来 |
 # | Thought / Action / Observation | 思考 / 行动 / 观察 | 模型的推理 / 它请求的工具调用 / 工具的结果（由*我们*来写） |
 # | Final Answer | 最终答案 | 模型完成时使用的标签 |
-# | stop sequence | 停止词 | 模型一写出它，生成就结束的字符串；不包含在回复里 |
+# | stop sequence | 停止序列 | 模型一写出它，生成就结束的字符串；不包含在回复里 |
 # | invented (fabricated) observation | 编造的观察结果 | 模型自己写的工具结果；其实没有任何工具运行过 |
-# | stop residue | 停止词残留 | 留在回复里的部分停止词，比如没有 `:` 的 `Observation` |
+# | stop residue | 停止序列残留 | 留在回复里的部分停止序列，比如没有 `:` 的 `Observation` |
 # | client-side stop | 客户端截断 | 服务器做不到时，由我们自己截断回复 |
 # | scratchpad | 草稿本 | 每一步都发回给模型、不断增长的 Thought/Action/Observation 文本（notebook 04） |
 #
@@ -499,7 +499,7 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 #
 # 1. 用 `action_input` 风格的提示词、不加 `stop`，发送股票智能体的问题（`青岛啤酒和贵州茅台的收盘价哪个贵？`）。模型编造价格了吗？和真实收盘价（67.92 和 1488.21）比较一下。（`answer_1 = (text, invented)`：回复文本，以及你的判断，True 或 False；检查时也会读取这段文本。）
 # 2. 换成 `stop=["Observation"]`（不带冒号）会有什么变化？换成 `stop=["\nObservation"]` 呢？先预测，再用天气问题把两种都跑一遍。（`answer_2`：两个回复的文本。）
-# 3. 为什么 `stop=["Final Answer:"]` 是个坏主意？用 `cut_at_stop` 和这个停止词截断天气智能体录制的最后一个回复 `"Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\nFinal Answer: 北京的天气温度为23.4°C……"`，看看还剩下什么。
+# 3. 为什么 `stop=["Final Answer:"]` 是个坏主意？用 `cut_at_stop` 和这个停止序列截断天气智能体录制的最后一个回复 `"Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\nFinal Answer: 北京的天气温度为23.4°C……"`，看看还剩下什么。
 # 4. 让 `find_invented_observation` 也能捕获 `观察：`（用中文回答的模型会这样写）。用你自己写的三个字符串测试它；检查会再用六个字符串跑一遍。
 
 # %% [markdown]
@@ -548,4 +548,4 @@ check_4(answer_4)
 # 参考答案：[solutions/02_stop_token_solutions.ipynb](solutions/02_stop_token_solutions.ipynb)
 #
 # ---
-# 上一节：[01 · 手写一个请求](01_raw_requests.ipynb) | 索引：[README](../../README.zh-CN.md) | 下一节：[03 · 用正则表达式解析 ReAct](03_regex_parser.ipynb)
+# 上一篇：[01 · 手写一个请求](01_raw_requests.ipynb) | 索引：[README](../../README.zh-CN.md) | 下一篇：[03 · 用正则表达式解析 ReAct](03_regex_parser.ipynb)

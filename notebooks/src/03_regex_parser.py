@@ -82,7 +82,7 @@ conn
 #
 # - **本次运行**：`conn` 背后的模型现场写的三条回复——用 JSON 风格、带 `stop` 问天气；同样的问题不带 `stop`（第 02 篇里那个乱糟糟的情况）；再用 `Action Input` 风格问股票智能体的问题；
 # - **录制的智能体回复**：天气智能体（JSON 块风格的 ReAct，DeepSeek-V3）和股票智能体（`Action` / `Action Input` 行）录制下来的回复；
-# - **语料库**：项目收集在 `tests/data/react_outputs.json` 里的回复（只在仓库的检出里有，安装的包不带这个文件）：本地模型的录制回复，外加几条*手写*的格式——已知其他模型会写出这种样子。手写条目都标着 `handmade:`：它们用来测试解析器，但不能当作模型做过什么的证据。
+# - **语料库**：项目收集在 `tests/data/react_outputs.json` 里的回复（只有从 Git 克隆的源码仓库里才有，pip 安装的包不含此文件）：本地模型的录制回复，外加几条*手写*的格式——已知其他模型会写出这种样子。手写条目都标着 `handmade:`：它们用来测试解析器，但不能当作模型做过什么的证据。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -133,7 +133,7 @@ recorded = {
 # And the recorded corpus, if this is a checkout of the repository:
 
 # %% [markdown] lang="zh-CN"
-# 如果这是仓库的检出，再加上录制的语料库：
+# 如果你是在克隆下来的仓库里运行，再加上录制的语料库：
 
 # %%
 def find_corpus() -> Path | None:
@@ -279,7 +279,7 @@ print(f"\nthe {len(corpus)} corpus replies:", dict(tally))
 # what the models wrote; the cell prints it, whatever it is.
 
 # %% [markdown] lang="zh-CN"
-# **看它坏掉。** 下一个单元格把这样的回复挑出来：智能体的解析器在它们身上给出了循环没法接着用的结果——崩溃了、什么都没找到，或者回复里明明还有 Action，却返回了 `final` 答案（这个答案是在*任何工具运行之前*写下的）。列出哪些回复取决于模型写了什么；不管结果如何，单元格都会把它打印出来。
+# **看它出错。** 下一个单元格把这样的回复挑出来：智能体的解析器在它们身上给出了循环没法接着用的结果——崩溃了、什么都没找到，或者回复里明明还有 Action，却返回了 `final` 答案（这个答案是在*任何工具运行之前*写下的）。列出哪些回复取决于模型写了什么；不管结果如何，单元格都会把它打印出来。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -331,7 +331,7 @@ print("handmade shapes that trip them too:", [n for n in trouble if n not in rea
 # %% [markdown] lang="zh-CN"
 # ## 3. 规则 1：切掉模型不该写的内容
 #
-# 这一步第 02 篇已经给了我们：从第一个以 `Observation` 开头的行起，后面的一切都归我们，不归模型；结尾处孤零零的一个 `Observation` 是停止词的残留。
+# 这一步第 02 篇已经给了我们：从第一个以 `Observation` 开头的行起，后面的一切都归我们，不归模型；结尾处孤零零的一个 `Observation` 是停止序列的残留。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -567,7 +567,7 @@ print(f"\nagents' parsers in trouble: {len(trouble)}; parse_step errors: "
 # as long as it is a good one.
 
 # %% [markdown] lang="zh-CN"
-# 这里只列出结果变了的回复。三列依次是：回复、智能体解析器的结果、我们的结果。我们的解析器仍然给出 `ERROR` 的地方，去上面“看它坏掉”那份列表里读一读那条回复：有时回复里确实没有可用的步骤，这时报错就是正确的结果——只要这个错误写得好。
+# 这里只列出结果变了的回复。三列依次是：回复、智能体解析器的结果、我们的结果。我们的解析器仍然给出 `ERROR` 的地方，去上面“看它出错”那份列表里读一读那条回复：有时回复里确实没有可用的步骤，这时报错就是正确的结果——只要这个错误写得好。
 
 # %% [markdown]
 # ## 9. Errors are messages for the model
@@ -691,7 +691,7 @@ print(f"\nagree {agree}, differ {differ}, only the package parses {only_package}
 #
 # ## 小结
 #
-# - 按固定顺序解析：先切掉编造的 Observation 和停止词残留，再找第一个标签，然后读取这个标签的内容。
+# - 按固定顺序解析：先切掉编造的 Observation 和停止序列残留，再找第一个标签，然后读取这个标签的内容。
 # - 正则适合找标签，不适合解析 JSON。找到 `{`，让解码器告诉你对象在哪里结束；遇到 Python 字典时退而使用 `ast.literal_eval`。
 # - 出现在 Final Answer 之前的 Action 优先：工具运行之前写下的答案是编造的。
 # - 解析错误是写给模型的消息：哪里错了，以及该用什么格式。
@@ -760,4 +760,4 @@ check_4(answer_4)
 # 参考答案：[solutions/03_regex_parser_solutions.ipynb](solutions/03_regex_parser_solutions.ipynb)
 #
 # ---
-# 上一篇：[02 · 停止词](02_stop_token.ipynb) | 目录：[README](../../README.zh-CN.md) | 下一篇：[04 · 草稿本](04_scratchpad.ipynb)
+# 上一篇：[02 · 停止序列](02_stop_token.ipynb) | 目录：[README](../../README.zh-CN.md) | 下一篇：[04 · 草稿本](04_scratchpad.ipynb)

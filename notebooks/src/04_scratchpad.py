@@ -332,7 +332,7 @@ show_request(f"request {len(stock_run.steps)}, the last one", stock_run.messages
 # %% [markdown] lang="zh-CN"
 # ## 5. 增长，用数字说话
 #
-# 每个请求都会把之前的所有内容重新发送一遍。两种风格下，提示词每一步都会增加"模型的回复 + Observation"这么多，而我们每次都要为整个提示词付费（带提示词缓存的服务器——比如我们用的这个——至少可以跳过对没变的开头部分的重新计算）。
+# 每个请求都会把之前的所有内容重新发送一遍。两种风格下，提示词每一步都会增加"模型的回复 + Observation"这么多，而我们每次都要为整个提示词付费（带提示词缓存的服务器——比如我们用的这个——至少不必重新计算没变的前缀）。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -353,7 +353,7 @@ for name, run in (("weather agent layout", weather_run), ("stock agent layout  "
 # and does the answer contain the number the tool returned?
 
 # %% [markdown] lang="zh-CN"
-# 只有两次工具调用时，这无伤大雅。第 07 篇会给循环接上一个文档搜索工具，它返回的结果约有 11,000 个字符，那时这种增长就成了问题的全部。
+# 只有两次工具调用时，这无伤大雅。第 07 篇会给循环接上一个文档搜索工具，它返回的结果约有 11,000 个字符，那时这种增长就成了问题的症结。
 #
 # ## 6. 答案用上 Observation 了吗？
 #
@@ -398,7 +398,7 @@ audit(stock_run, {"青岛啤酒": "67.92", "贵州茅台": "1488.21"})
 # %% [markdown] lang="zh-CN"
 # 看标记，而不只是看答案。如果答案提到了某个城市，却从没收到过它的工具结果，那就是第 02 篇里编造 Observation 的问题换了一层又出现了：`stop` 能阻止模型*写出* Observation，但这个循环里没有任何东西能阻止模型在问全所需信息之前就作答。反过来，缺了某个数字不一定是错误（模型可能把 23.4 四舍五入成 23，或者只说出赢家）——评分器接受四舍五入，也接受只说出正确赢家的答案。第 07 篇会再回到答案与 Observation 对不上的问题。
 #
-# ## 7. 看它坏掉：预算耗尽
+# ## 7. 看它出错：预算耗尽
 #
 # 如果步数预算对任务来说太小，会怎样？只给天气问题一步。模型至少需要两次工具调用再加一次作答，所以循环会在没有答案的情况下结束——或者，如果模型一上来就作答，得到的是一个没有任何工具结果支撑的答案：
 
@@ -608,7 +608,7 @@ show_request(f"request {len(r1.steps)} of run_react", r1.messages[:2])
 # 1. **交换布局。** 用 `react_scratchpad` 跑股票问题，用 `react_chat` 跑天气问题。把 `answer_1` 设为这两个结果 `(stock_result, weather_result)`，并打印各自的判定。模型调用的工具和之前一样吗？
 # 2. **今天几号？** 把 `get_today`（来自 `reactlab.tools`）加进一个注册表，用其中一个循环（或 `run_react`）问 `今天是几号？`。把 `answer_2` 设为结果。用了几步？（固定下来的"今天"是 2026-03-01。）
 # 3. **同一个调用两次。** 写一个 `same_call_twice(calls)`：参数是一个 `(tool, args)` 列表，按模型请求的先后排列，最后两个完全相同时返回 True。把 `answer_3` 设为这个函数，再用它让 `react_chat` 在模型重复自己时提前停下（并说明原因）。
-# 4. **全部六个工具。** 在天气问题上运行 `run_react(..., tools=default_registry())`（全部六个课程工具，来自 `reactlab.tools`），把 `answer_4` 设为结果。现在第 1 步要花多少提示词 token（`answer_4.steps[0].prompt_tokens`），为什么？
+# 4. **全部六个工具。** 在天气问题上运行 `run_react(..., tools=default_registry())`（本系列的全部六个工具，来自 `reactlab.tools`），把 `answer_4` 设为结果。现在第 1 步要花多少提示词 token（`answer_4.steps[0].prompt_tokens`），为什么？
 #
 # 参考答案：[solutions/04_scratchpad_solutions.ipynb](solutions/04_scratchpad_solutions.ipynb)
 

@@ -907,6 +907,23 @@ print("usage:", run.usage)
 print(grade(run, savings_expected))
 
 # %% [markdown]
+# One slip to look for in that record: a `calculator` call written in the *same* reply as the
+# call whose result it needs. The model cannot have seen 306 yet, so its expression is a guess
+# however carefully the prompt says "wait for that result":
+
+# %% [markdown] lang="zh-CN"
+# 在这份记录里要找一种典型失误：`calculator` 调用和它所依赖的那个调用写在了*同一条*回复里。那时模型还不可能看到 306，所以不管提示词多么认真地说"等结果回来"，它写的表达式都只是猜测：
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+early = [(i, c.arguments, [o.name for o in step.tool_calls if o.name != "calculator"])
+         for i, step in enumerate(run.steps, start=1) for c in step.tool_calls
+         if c.name == "calculator" and any(o.name != "calculator" for o in step.tool_calls)]
+for i, arguments, others in early:
+    print(f"step {i}: calculator({arguments}) written with {others}, before their results")
+print("calculations written before the result they need:", len(early))
+
+# %% [markdown]
 # Whichever way this run went, the record says exactly where: which call came at which step,
 # what each tool returned, and whether the final text used those numbers or its own. If the
 # answer is wrong while the calls were right, the model failed at the last step — the

@@ -386,12 +386,14 @@ for turn in chat.turns:
 # fabricated observation wearing the shape of turn one's answer: the history showed the model
 # what a weather answer looks like, and it filled the pattern in. A comparison turn that lists
 # figures may be doing arithmetic on real numbers or repeating an invented one; the verdicts
-# above say which. Memory is not the cause of such a skip, but it makes the skip easy to miss:
-# with the tool traffic dropped, the history looks equally confident either way. Only the
-# per-turn log tells the two apart.
+# above say which. So read them as two separate results. Memory did its part when a follow-up
+# resolves "它" to 哈尔滨 (compare with the no-memory run above). Whether the follow-up is
+# *right* is the model's part: a ✘ there means it answered without fetching 广州, and memory
+# cannot fetch for it. With the tool traffic dropped, a made-up figure in the history looks as
+# confident as a fetched one; only the per-turn log tells them apart.
 
 # %% [markdown] lang="zh-CN"
-# 如果某一轮没有调用工具，却照样给出了广州的数字，那这个数字就是编的——一个套着第一轮答案外壳的伪造观察：历史让模型看到了天气答案长什么样，它就照着这个模式把空填上了。列出了数字的比较轮次，可能是在真实数字上做算术，也可能是在重复一个编出来的数字；上面的判定会告诉你是哪一种。记忆并不是这种跳过查询的原因，但它让这种跳过很容易被忽略：工具往来被丢掉之后，无论哪种情况，历史看起来都一样笃定。只有逐轮的日志才能把两者区分开。
+# 如果某一轮没有调用工具，却照样给出了广州的数字，那这个数字就是编的——一个套着第一轮答案外壳的伪造观察：历史让模型看到了天气答案长什么样，它就照着这个模式把空填上了。列出了数字的比较轮次，可能是在真实数字上做算术，也可能是在重复一个编出来的数字；上面的判定会告诉你是哪一种。所以要把它们当成两件事来读。如果后续问题把"它"理解成了哈尔滨（和上面没有记忆的那次运行对比一下），记忆就尽到了它的本分。后续问题答得*对不对*，则是模型自己的事：那里出现 ✘，说明它没去查广州就作答了，而记忆没法替它去查。工具往来被丢掉之后，历史里一个编出来的数字看起来和查来的一样笃定；只有逐轮的日志才能把两者区分开。
 
 # %% [markdown]
 # What the next turn would receive, message by message — no `tool` messages, no `tool_calls` —

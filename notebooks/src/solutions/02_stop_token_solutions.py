@@ -4,8 +4,8 @@
 # outputs come from the local model; the code says what happened, whichever way it went.*
 
 # %% [markdown] lang="zh-CN"
-# # 02 · 停止词——参考答案
-# *[02 · 停止词](../02_stop_token.ipynb) 各道练习的完整解答。输出来自本地模型；无论结果如何，代码都会说明实际发生了什么。*
+# # 02 · 停止序列——参考答案
+# *[02 · 停止序列](../02_stop_token.ipynb) 各道练习的完整解答。输出来自本地模型；无论结果如何，代码都会说明实际发生了什么。*
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -94,7 +94,7 @@ check_2(answer_2)
 # %% [markdown] lang="zh-CN"
 # ## 3. 为什么不用 `stop=["Final Answer:"]`？
 #
-# 生成在停止词*之前*结束，而且停止词本身不会返回——所以模型永远写不出答案。回复会以一个 Thought 结尾，我们甚至分不清是"做完了"还是"忘了行动"。天气智能体录制的最后一个回复展示了我们会失去什么：
+# 生成在停止序列*之前*结束，而且停止序列本身不会返回——所以模型永远写不出答案。回复会以一个 Thought 结尾，我们甚至分不清是"做完了"还是"忘了行动"。天气智能体录制的最后一个回复展示了我们会失去什么：
 
 # %%
 recorded_last = ("Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\n"
@@ -134,4 +134,4 @@ check_4(answer_4)
 # 第二个字符串在句子中间提到了"观察"：不在行首，也没有冒号——忽略它是对的。
 #
 # ---
-# 返回 [02 · 停止词](../02_stop_token.ipynb) | 索引：[README](../../../README.zh-CN.md)
+# 返回 [02 · 停止序列](../02_stop_token.ipynb) | 索引：[README](../../../README.zh-CN.md)

@@ -181,7 +181,7 @@ print(grade(guarded, Expected(parts=("北京", "广州"))))
 # the tools are used.
 
 # %% [markdown] lang="zh-CN"
-# ## 4. 全部六个课程工具
+# ## 4. 本系列的全部六个工具
 #
 # 第 1 步的提示词包含每个工具的描述，所以它随注册表一起变大——不管这些工具用不用得上。
 
