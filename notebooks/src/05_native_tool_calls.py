@@ -865,8 +865,9 @@ odd = [d for d in dates if not d.startswith(today[:10]) and d != "2027-01-01"]
 print("dates from neither get_today nor the question:", odd or "none")
 
 # %% [markdown]
-# If the last line lists a date, compare it with the tool list printed in section 1's style
-# (`savings_tools.openai_tools()`): `days_between`'s parameters show example dates, and a small
+# If the last line lists a date, print the tool list as section 1 did
+# (`print(json.dumps(savings_tools.openai_tools(), ensure_ascii=False, indent=2))`) and compare:
+# `days_between`'s parameters show example dates (`e.g. 2025-10-01`), and a small
 # model with no instructions may take an example for a fact instead of calling `get_today`.
 # (For the same reason the calculator's description writes its average as `(a + b + c) / 3`:
 # letters cannot be copied into a call as if they were data.) Twenty lines of loop are enough for the mechanics —
@@ -882,8 +883,8 @@ print("dates from neither get_today nor the question:", odd or "none")
 # record the ReAct agent of notebook 04 returns.
 
 # %% [markdown] lang="zh-CN"
-# 如果最后一行列出了某个日期，把它和按第 1 节方式打印出的工具列表（`savings_tools.openai_tools()`）
-# 对照一下：`days_between` 的参数里有示例日期，一个没有任何指示的小模型可能会把示例当成事实，而不去调用
+# 如果最后一行列出了某个日期，像第 1 节那样把工具列表打印出来（`print(json.dumps(savings_tools.openai_tools(), ensure_ascii=False, indent=2))`）
+# 对照一下：`days_between` 的参数里有示例日期（`e.g. 2025-10-01`），一个没有任何指示的小模型可能会把示例当成事实，而不去调用
 # `get_today`。（出于同样的原因，计算器的描述把求平均写成 `(a + b + c) / 3`：字母没法被当成数据抄进调用里。）
 # 二十行的循环足以讲清机制——但对这样的模型来说还不够：它还需要一段说明何时调用工具的系统提示词，以及
 # 应对各种情况的规则：参数不是 JSON、工具结果之后的空回复、重复调用、服务商报错。这些规则是第 07 课的主题。

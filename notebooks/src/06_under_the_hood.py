@@ -260,7 +260,8 @@ for label, text in samples.items():
     print(f"{'':<6} tags-only parser -> {parse_tags_only(text) or 'no call'}")
 
 # %% [markdown]
-# Where the model wrote the tags, the strict parser works. Where it wrote a fenced block or bare
+# Where the model writes the tags, the strict parser works (the hand-written `tag` shapes in the
+# next cell show it). Where it wrote a fenced block or bare
 # JSON, the strict parser finds no call and the JSON would reach the user as the "answer". The
 # server's parser is lenient in a controlled way: tags first, then fenced blocks, then bare JSON
 # — and outside the tags, only JSON that names one of the request's tools counts as a call, so a
@@ -272,7 +273,7 @@ for label, text in samples.items():
 # when tools were sent). On the same real texts, and on a few shapes written by hand:
 
 # %% [markdown] lang="zh-CN"
-# 模型写了标签的地方，严格解析器能正常工作。模型写的是代码块或裸 JSON 的地方，严格解析器找不到调用，
+# 模型写了标签的地方，严格解析器能正常工作（下一个单元格里手写的 `tag` 形式就是例子）。模型写的是代码块或裸 JSON 的地方，严格解析器找不到调用，
 # 这段 JSON 就会作为"答案"送到用户面前。服务器的解析器是有节制的宽松：先找标签，再找代码块，最后找裸
 # JSON——而且在标签之外，只有点名了本次请求中某个工具的 JSON 才算调用，所以一个 JSON 格式的*答案*
 # 不会被误认为调用。

@@ -146,7 +146,8 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # Read the numbers above rather than trusting a story: the prompt of the call *after* the search
 # is where the two runs part (the `events` line shows whether the guards cut the result; the
 # search itself is in the first call). Uncut, the whole result rides along in that prompt and every later one;
-# the seconds are the bill, since the engine must read every prompt token it has not cached.
+# the prompt tokens are the bill: a provider charges for each, and the engine must read every
+# one it has not cached (on a run this short the seconds barely differ; over many steps they do).
 # Were the result larger than the model's context window (8,192 tokens here), the request would
 # fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed.
 #
@@ -157,7 +158,7 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # says nothing in it contradicts the search — whether it answers the question, read it.
 
 # %% [markdown] lang="zh-CN"
-# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；秒数就是账单，因为引擎必须读完每一个没有命中缓存的提示词 token。如果结果比模型的上下文窗口（这里是 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符。
+# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；提示词 token 就是账单：服务商按 token 收费，引擎也必须读完每一个没有命中缓存的提示词 token（这么短的运行里秒数相差无几，步数一多差距就出来了）。如果结果比模型的上下文窗口（这里是 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符。
 #
 # 答案和它们的判定也要看。压缩解决的是账单和上下文窗口的问题，解决不了阅读理解的问题：无论截不截断，1.5B 模型都可能用不好搜索结果（而且截断可能恰好删掉问题所需的那一段——练习 1 会研究这一点）。评分器对照工具结果检查数字、名称和比较关系；这里的答案没几个数字，所以 ✔ 只说明答案里没有与搜索结果相矛盾的内容——它到底有没有回答问题，得你自己读。
 
@@ -392,8 +393,10 @@ for temperature in (0.0, 1.2):
 # %% [markdown]
 # At 0 the engine picks the most likely token every time, so repeats are (almost always)
 # identical; at higher temperatures the samples may differ in the arguments, the number of calls,
-# or whether a tool is called at all. Whatever the counts above, a difference at temperature 0
-# would be rare, while at 1.2 it is allowed. Every agent in this series runs at 0.
+# or whether a tool is called at all — allowed to, not bound to: three samples of a reply the
+# model is very sure of can all come out the same (the counts above say whether they did).
+# Whatever the counts, a difference at temperature 0 would be rare, while at 1.2 it is allowed.
+# Every agent in this series runs at 0.
 #
 # ## 5. "Do not invent tool results"
 #
@@ -402,7 +405,7 @@ for temperature in (0.0, 1.2):
 # 贵州茅台 but not 五粮液 — and checks the answer for numbers no tool returned.
 
 # %% [markdown] lang="zh-CN"
-# 温度为 0 时，引擎每次都选概率最高的 token，所以重复请求的结果（几乎总是）完全一样；温度更高时，采样结果可能在参数、调用次数，甚至是否调用工具上有所不同。不管上面的计数如何，温度 0 下出现差异是罕见的，而在 1.2 下则完全正常。本系列的所有智能体都以温度 0 运行。
+# 温度为 0 时，引擎每次都选概率最高的 token，所以重复请求的结果（几乎总是）完全一样；温度更高时，采样结果可能在参数、调用次数，甚至是否调用工具上有所不同——是“可以”不同，不是“一定”不同：模型非常有把握的回复，采三次也可能完全一样（上面的计数说明了这次是否如此）。不管计数如何，温度 0 下出现差异是罕见的，而在 1.2 下则完全正常。本系列的所有智能体都以温度 0 运行。
 #
 # ## 5. “不要编造工具结果”
 #
