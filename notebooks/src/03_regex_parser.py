@@ -609,13 +609,15 @@ for name, text in broken.items():
 # `tool(...)` and `tool[...]` calls, `Finish[...]`, markdown bold labels, fenced Action Inputs, a
 # blob with no label at all. It returns `Action(tool, args, thought)` or
 # `FinalAnswer(answer, thought)`, and raises `ReActParseError` (a `ValueError`) with a message
-# for the model. On our pile, where both succeed they should agree; the cell prints any
-# difference:
+# for the model. On our pile, do the two agree where both succeed? The cell prints every
+# difference with both readings — read which one is right: a tool named `'Final Answer'` or
+# a name with `**` in it comes from markdown-bold labels, a shape only the package knows, so our
+# `parse_step` "succeeds" with garbage there:
 
 # %% [markdown] lang="zh-CN"
 # ## 10. 这些现在都在包里了
 #
-# `reactlab.parsing.parse_react` 遵循同样的规则——切掉编造的 Observation、去掉残留、先出现的标签说了算、解码 JSON 块时带回退方案——而且认识更多格式：`tool(...)` 和 `tool[...]` 形式的调用、`Finish[...]`、markdown 加粗的标签、带代码围栏的 Action Input、完全没有标签的 JSON 块。它返回 `Action(tool, args, thought)` 或 `FinalAnswer(answer, thought)`，解析失败时抛出 `ReActParseError`（一种 `ValueError`），附带一条给模型看的消息。在我们这堆回复上，两者都解析成功时结果应当一致；单元格会打印出所有不一致的地方：
+# `reactlab.parsing.parse_react` 遵循同样的规则——切掉编造的 Observation、去掉残留、先出现的标签说了算、解码 JSON 块时带回退方案——而且认识更多格式：`tool(...)` 和 `tool[...]` 形式的调用、`Finish[...]`、markdown 加粗的标签、带代码围栏的 Action Input、完全没有标签的 JSON 块。它返回 `Action(tool, args, thought)` 或 `FinalAnswer(answer, thought)`，解析失败时抛出 `ReActParseError`（一种 `ValueError`），附带一条给模型看的消息。在我们这堆回复上，两者都解析成功时结果一致吗？单元格会把每一处不一致连同两种解析结果一起打印出来——读一读哪个是对的：名叫 `'Final Answer'` 的工具、或者名字里带 `**` 的工具，来自 markdown 加粗的标签，这种格式只有包里的解析器认识，所以我们的 `parse_step` 在那里“成功”地返回了一堆垃圾：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
