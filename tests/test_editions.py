@@ -9,24 +9,17 @@ that each twin keeps its English cell's headings and numbered exercises. No mode
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
+from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("run_notebooks", ROOT / "scripts" / "run_notebooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-rn = _load_script()
+rn = load_script("run_notebooks")
 TRANSLATED = [s for s in rn.sources() if rn.has_edition(s, rn.ZH)]
 
 SRC = """\

@@ -3,22 +3,15 @@ notebook from 01 on has a bilingual jargon table. No model, no kernel."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("glossary", ROOT / "scripts" / "glossary.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-glossary = _load()
+glossary = load_script("glossary")
 NOTEBOOKS = [s for s in sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
              if not s.name.startswith("00")]
 

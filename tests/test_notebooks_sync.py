@@ -8,7 +8,6 @@ command that rebuilds it. No model, no kernel: about a second.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import jupytext
@@ -16,18 +15,12 @@ import nbformat
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("run_notebooks", ROOT / "scripts" / "run_notebooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-rn = _load_script()
+rn = load_script("run_notebooks")
 SOURCES = rn.sources()
 
 
