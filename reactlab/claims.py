@@ -209,6 +209,10 @@ _COMPARE = re.compile("|".join(map(re.escape, sorted(itertools.chain(*_WORDS.val
                                                      key=len, reverse=True))), re.IGNORECASE)
 _BI = re.compile(r"比([^，,。；;！!？?\n]{1,24}?)(?:更|还|要)?("
                  + "|".join(sorted(_BI_ADJ, key=len, reverse=True)) + ")")
+# a bare adjective after the quantity, at the end of a clause: "青岛啤酒的收盘价贵。" (not
+# "收盘价高1420.29", a difference, and never the 贵 of 贵州)
+_BARE = re.compile(r"(?:收盘价|价格|股价|气温|温度|湿度)(?:要)?(贵|便宜|高|低|暖和|冷|热)"
+                   r"(?=[，,。；;！!\s]|$|了|一些|些)")
 # quantity -> (words that name it, how to read it from a tool result)
 QUANTITIES = {
     "AQI": (r"AQI|air|空气|污染", r"AQI\s*[:：]?\s*(\d+(?:\.\d+)?)"),
@@ -256,6 +260,9 @@ def _claims(text: str, known: dict[str, set[str]]):
                                                       if m.group().casefold() in ws), None)
                   for m in _COMPARE.finditer(clause)
                   if not any(a <= m.start() < b for a, b in covered)]
+        found += [(m.start(1), m.end(1), m.group(1), _BI_ADJ[m.group(1)], None)
+                  for m in _BARE.finditer(clause)
+                  if not any(a <= m.start(1) < b for a, b, *_ in found)]
         for start, end, word, direction, middle in found:
             if re.search(r"(?:\bnot|n't|不|没有?)\s*\S{0,2}$", clause[:start], re.IGNORECASE):
                 continue

@@ -316,3 +316,15 @@ def test_a_document_passage_about_a_city_covers_it():
     # an answer that uses none of the passage is still "nothing the tools returned"
     assert not grade(run("在广州喝早茶有什么讲究？", "我来查一下资料。",
                          ("search_docs", {"query": "早茶"}, passage))).ok
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("青岛啤酒的收盘价是67.92元，贵州茅台的收盘价是1488.21元。青岛啤酒的收盘价贵。", False),
+    ("青岛啤酒的收盘价是67.92元，贵州茅台的收盘价是1488.21元。贵州茅台的收盘价贵。", True),
+    ("贵州茅台的收盘价更贵，高1420.29元。", True),
+    ("青岛啤酒的收盘价便宜。", True),
+    ("贵州茅台的收盘价高1420.29元。", True),  # a difference, not a bare adjective
+])
+def test_a_bare_adjective_after_the_quantity_is_a_comparison(answer, ok):
+    # the benchmark's t14, native: "青岛啤酒的收盘价贵" was graded ✔ before
+    assert grade(stocks(answer)).ok is ok, str(grade(stocks(answer)))
