@@ -470,7 +470,6 @@ print(grade(short_run, Expected(parts=("北京", "广州"))))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-# demo: success
 r1 = run_react(weather_q, tools=weather_tools, conn=conn, max_steps=5,
                style="json", messages_style="scratchpad")
 for step in r1.steps:
@@ -479,9 +478,16 @@ print(f"\nstatus={r1.status!r}  answer={r1.answer!r}\nusage={r1.usage}")
 print(grade(r1, Expected(parts=("北京", "广州"))))
 
 # %% [markdown]
+# If that verdict is ✘, its reasons say what went wrong. The slip this model made in every run
+# while this notebook was written: both cities in one call, refused by the tool, then only 北京
+# fetched — and 广州 given 北京's figures in the answer. The loop did its part (the refusal came
+# back as an Observation); the last step is the model's, and the verdict is how you catch it.
+#
 # The stock question, in the stock agent's layout:
 
 # %% [markdown] lang="zh-CN"
+# 如果这条判定是 ✘，它列出的理由会说明哪里出了错。编写这个 notebook 时，这个模型每一次都犯了同一个错：把两个城市塞进一次调用，被工具拒绝，然后只查了北京——答案里却给广州套上了北京的数字。循环尽到了它的本分（拒绝信息作为 Observation 回到了模型那里）；最后一步是模型自己的，而判定就是你发现它的办法。
+#
 # 股票问题，用股票智能体的布局：
 
 # %%
