@@ -10,6 +10,10 @@ file), or to a preset's URL: a `.env` in some parent folder that sets only `OPEN
 must not receive the key your shell exports. `.env` values are read literally (no `${VAR}`
 expansion), so such a file cannot pull a shell secret into a URL either.
 
+The `classroom` preset is a teacher's `reactlab serve --host 0.0.0.0` on the class network:
+OPENAI_BASE_URL (the teacher's address) and OPENAI_API_KEY (the class key) must both be set,
+in the same place; its URL in PRESETS is a placeholder that is never used (TEACHING.md).
+
 This module does not open connections or start servers: `reactlab.connection` does.
 Introduced in notebook 00.
 """
