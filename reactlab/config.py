@@ -10,6 +10,10 @@ file), or to a preset's URL: a `.env` in some parent folder that sets only `OPEN
 must not receive the key your shell exports. `.env` values are read literally (no `${VAR}`
 expansion), so such a file cannot pull a shell secret into a URL either.
 
+The `classroom` preset is a teacher's `reactlab serve --host 0.0.0.0` on the class network:
+OPENAI_BASE_URL (the teacher's address) and OPENAI_API_KEY (the class key) must both be set,
+in the same place; its URL in PRESETS is a placeholder that is never used (TEACHING.md).
+
 This module does not open connections or start servers: `reactlab.connection` does.
 Introduced in notebook 00.
 """
@@ -34,7 +38,12 @@ PRESETS: dict[str, tuple[str, str, str | None]] = {
     "vllm": ("http://127.0.0.1:8000/v1", "Qwen/Qwen2.5-7B-Instruct", None),
     "llamacpp": ("http://127.0.0.1:8080/v1", "local", None),
     "local": ("", DEFAULT_MODEL, None),
+    # A teacher's `reactlab serve --host 0.0.0.0` on the class network (TEACHING.md). The URL
+    # shown is a placeholder: OPENAI_BASE_URL must name the teacher's machine, and
+    # OPENAI_API_KEY (the class key) must be set in the same place.
+    "classroom": (f"http://<teacher-ip>:{DEFAULT_PORT}/v1", DEFAULT_MODEL, None),
 }
+CLASSROOM = "classroom"
 # Servers on your own machine accept any key; the SDK still insists on one being set.
 LOCAL_PROVIDERS = {"ollama", "vllm", "llamacpp", "local"}
 SHELL = "the shell environment"  # the origin of a variable that is not from a .env file
@@ -163,6 +172,8 @@ def load_settings(provider: str | None = None, model: str | None = None,
         raise ConfigError(f"REACTLAB_PORT={port} is outside 1-65535.")
 
     preset_url, preset_model, key_var = PRESETS.get(provider, ("", "", None))
+    if provider == CLASSROOM:
+        preset_url = ""
     model = model or env.get("REACTLAB_MODEL") or preset_model
     if provider == "local":
         # Our own server on loopback: it needs no key, so no real key is ever sent to it. Only
@@ -174,6 +185,18 @@ def load_settings(provider: str | None = None, model: str | None = None,
                         if env.get("REACTLAB_SERVER_KEY") else None)
 
     base_url = (base_url or preset_url).rstrip("/")
+    if provider == CLASSROOM and not base_url:  # the preset's URL is only a placeholder
+        raise ConfigError(f"Provider 'classroom' needs OPENAI_BASE_URL: the address of the "
+                          f"teacher's server, like http://192.168.1.20:{DEFAULT_PORT}/v1 (the "
+                          f"teacher's `reactlab serve` prints it), and OPENAI_API_KEY: the "
+                          f"class key, both in the same .env.")
+    if provider == CLASSROOM:
+        if "<teacher-ip>" in base_url:
+            raise ConfigError("OPENAI_BASE_URL still says <teacher-ip>: replace it with the "
+                              "address of the teacher's machine (ask your teacher).")
+        if base_url.lower().startswith(("http://", "https://")) and \
+                base_url.split("://", 1)[1].count("/") == 0:
+            base_url += "/v1"  # http://192.168.1.20:18765 -> …/v1, the API's root
     if not base_url:
         raise ConfigError(f"Provider {provider!r} needs OPENAI_BASE_URL.")
     if not base_url.lower().startswith(("http://", "https://")):
@@ -182,7 +205,9 @@ def load_settings(provider: str | None = None, model: str | None = None,
     key_name = "OPENAI_API_KEY" if env.get("OPENAI_API_KEY") else key_var
     api_key = env.get(key_name) if key_name else None
     key_source = sources[key_name][1] if api_key else None
-    preset_urls = {url.rstrip("/") for url, _, _ in PRESETS.values() if url}
+    # A preset's fixed URL may get a key from anywhere; a classroom URL is the user's own.
+    preset_urls = {url.rstrip("/") for name, (url, _, _) in PRESETS.items()
+                   if url and name != CLASSROOM}
     if api_key and env.get("OPENAI_BASE_URL") and base_url not in preset_urls:
         _check_same_origin(sources["OPENAI_BASE_URL"], key_name, sources[key_name])
     if not model:

@@ -212,3 +212,47 @@ def test_env_example_names_the_defaults():
     text = (REPO / ".env.example").read_text()
     assert f"# REACTLAB_PORT={DEFAULT_PORT}" in text
     assert f"# REACTLAB_MODEL={DEFAULT_MODEL} " in text
+
+
+# --- the classroom preset: a teacher's server on the class network ---------------------------
+
+def classroom_block() -> str:
+    """The classroom block of .env.example, uncommented, with the teacher's details filled in."""
+    text = (REPO / ".env.example").read_text()
+    block = text.split("# --- Classroom", 1)[1].split("\n\n", 1)[0]
+    lines = [ln.removeprefix("# ").split("  #")[0].strip() for ln in block.splitlines()[1:]
+             if ln.startswith("# ") and "=" in ln.split()[1]]
+    return ("\n".join(lines).replace("<teacher-ip>", "192.168.1.20")
+            .replace("<the class key>", "class-key-0123456789") + "\n")
+
+
+def test_the_env_example_classroom_block_works_once_filled_in(tmp_path):
+    env = write_env(tmp_path, classroom_block())
+    s = load_settings(dotenv_path=env, environ={})
+    assert (s.provider, s.base_url, s.model) == ("classroom", "http://192.168.1.20:18765/v1",
+                                                 DEFAULT_MODEL)
+    assert s.api_key == "class-key-0123456789" and s.key_source == str(env.resolve())
+    assert not s.is_local
+
+
+def test_classroom_needs_the_teachers_address(tmp_path):
+    env = write_env(tmp_path, "REACTLAB_PROVIDER=classroom\nOPENAI_API_KEY=k\n")
+    with pytest.raises(ConfigError, match="needs OPENAI_BASE_URL: the address of the teacher"):
+        load_settings(dotenv_path=env, environ={})
+    env = write_env(tmp_path, "REACTLAB_PROVIDER=classroom\n"
+                              "OPENAI_BASE_URL=http://<teacher-ip>:18765/v1\n")
+    with pytest.raises(ConfigError, match="still says <teacher-ip>"):
+        load_settings(dotenv_path=env, environ={})
+
+
+def test_classroom_adds_v1_to_a_bare_address(tmp_path):
+    env = write_env(tmp_path, "REACTLAB_PROVIDER=classroom\nOPENAI_BASE_URL=http://10.0.0.5:18765/\n")
+    assert load_settings(dotenv_path=env, environ={}).base_url == "http://10.0.0.5:18765/v1"
+
+
+def test_classroom_key_must_come_from_where_the_address_does(tmp_path):
+    env = write_env(tmp_path, "REACTLAB_PROVIDER=classroom\nOPENAI_BASE_URL=http://10.0.0.5:18765/v1\n")
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY comes from the shell"):
+        load_settings(dotenv_path=env, environ={"OPENAI_API_KEY": "sk-cloud0123456789abcd"})
+    s = load_settings(dotenv_path=env, environ={})
+    assert s.api_key is None  # no key: the teacher's server answers 401, `reactlab check` says so

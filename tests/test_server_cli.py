@@ -133,3 +133,93 @@ def test_a_bad_limit_in_the_environment_is_one_sentence():
                           check=False, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "REACTLAB_MAX_BODY_BYTES": "lots"})
     assert "REACTLAB_MAX_BODY_BYTES='lots' is not a number" in one_sentence(proc)
+
+
+# --- a class on one server: the teacher's key, the students' classroom preset -----------------
+
+def start_replay_server(tmp_path, texts, env=None):
+    """`python -m reactlab.server --engine replay` on a free loopback port; (proc, port)."""
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps(texts))
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "reactlab.server", "--port", str(port),
+                             "--engine", "replay", "--replay-file", str(script)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
+            return proc, port
+        except httpx.HTTPError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError(proc.stderr.read()) from None
+            time.sleep(0.2)
+
+
+def test_a_keyed_server_refuses_keyless_students_and_serves_the_classroom_preset(
+        tmp_path, monkeypatch):
+    """The teacher starts the server with REACTLAB_SERVER_KEY; a keyless request is refused
+    with OpenAI's 401, a student whose .env holds the classroom block is served."""
+    import reactlab
+    from reactlab.fc_agent import run_function_calling
+    from reactlab.tools import default_registry
+
+    key = "class-key-0123456789"
+    proc, port = start_replay_server(
+        tmp_path, ['{"name": "get_today", "arguments": {}}', "今天是 2026-03-01。", "hi"],
+        env={"REACTLAB_SERVER_KEY": key})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        # the teacher's view: /health needs no key, /v1/models does
+        health = httpx.get(f"{base}/health", timeout=5).json()
+        assert health["server"] == "reactlab" and health["queued"] == 0
+        refused = httpx.get(f"{base}/v1/models", timeout=5)
+        assert refused.status_code == 401
+        assert refused.json() == {"error": {
+            "message": refused.json()["error"]["message"], "type": "invalid_request_error",
+            "param": None, "code": "invalid_api_key"}}
+        assert "Authorization: Bearer" in refused.json()["error"]["message"]
+        models = httpx.get(f"{base}/v1/models", headers={"Authorization": f"Bearer {key}"},
+                           timeout=5).json()
+        assert [m["id"] for m in models["data"] if m["default"]] == ["qwen2.5-coder-1.5b-instruct"]
+
+        # a student without the key (or with a wrong one): the SDK's AuthenticationError
+        for wrong in ("not-needed", "class-key-wrong"):
+            client = openai.OpenAI(base_url=f"{base}/v1", api_key=wrong, max_retries=0)
+            with pytest.raises(openai.AuthenticationError) as err:
+                client.chat.completions.create(model="qwen2.5-coder-1.5b-instruct",
+                                               messages=[{"role": "user", "content": "几号？"}])
+            assert err.value.status_code == 401 and err.value.code == "invalid_api_key"
+
+        # a student with the classroom block in .env: connect() and an agent run
+        (tmp_path / ".env").write_text(f"REACTLAB_PROVIDER=classroom\n"
+                                       f"OPENAI_BASE_URL=http://127.0.0.1:{port}\n"
+                                       f"OPENAI_API_KEY={key}\n")
+        for name in ("REACTLAB_PROVIDER", "OPENAI_BASE_URL", "OPENAI_API_KEY", "REACTLAB_MODEL"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("REACTLAB_TODAY", "2026-03-01")
+        monkeypatch.chdir(tmp_path)
+        conn = reactlab.connect(quiet=True)
+        assert (conn.provider, conn.base_url) == ("classroom", f"{base}/v1")
+        run = run_function_calling("今天几号？", tools=default_registry(), conn=conn)
+        assert run.status == "final" and "2026-03-01" in run.answer
+        assert run.steps[0].tool_calls[0].name == "get_today"
+        assert conn.client.chat.completions.create(
+            model=conn.model, messages=[{"role": "user", "content": "hello"}]).choices[
+            0].message.content == "hi"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
+    # on loopback the server does not print the class line (only a --host beyond it does)
+    assert "students set" not in proc.stderr.read()
+
+
+def test_class_address_is_what_students_type():
+    from reactlab.server.__main__ import class_address
+
+    assert class_address("192.168.1.20") == "192.168.1.20"
+    assert class_address("fe80::1") == "[fe80::1]"
+    wildcard = class_address("0.0.0.0")
+    assert wildcard != "0.0.0.0" and wildcard  # an address of this machine, or the placeholder

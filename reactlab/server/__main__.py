@@ -14,6 +14,8 @@ REACTLAB_MAX_BODY_BYTES, REACTLAB_UPLOAD_TIMEOUT and REACTLAB_MAX_TOOL_CALLS; fl
 
 Listening beyond loopback (`--host 0.0.0.0`) needs an API key (`--api-key` or the
 `REACTLAB_SERVER_KEY` environment variable): otherwise anyone on the network could use it.
+Such a server then prints the base URL students put in `.env` (the `classroom` preset) and
+its `/health` and `/v1/models` addresses (TEACHING.md, "A class on one server").
 This module does not daemonize or write pid files (`reactlab.connection` manages a background
 server). Introduced in notebook 00 (set-up) and notebook 06 (under the hood).
 """
@@ -81,6 +83,23 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def class_address(host: str) -> str:
+    """The address students type for a server listening on `host` (TEACHING.md).
+
+    A wildcard host (0.0.0.0, ::) is this machine's address on its default route, found
+    without sending anything; "<this machine's address>" when there is none.
+    Example: class_address("192.168.1.20") -> "192.168.1.20"
+    """
+    if host not in ("0.0.0.0", "::", ""):
+        return f"[{host}]" if ":" in host else host
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # a documentation address: UDP connect sends nothing
+            return probe.getsockname()[0]
+    except OSError:
+        return "<this machine's address>"
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -180,6 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"reactlab server: {pool.default} ({args.engine}) on http://{host}:{args.port}/v1 "
           f"(pid {os.getpid()})", file=sys.stderr, flush=True)
+    if not _is_loopback(args.host):  # a class server: say what students and the teacher use
+        base = f"http://{class_address(args.host)}:{args.port}"
+        print(f"reactlab server: students set REACTLAB_PROVIDER=classroom, OPENAI_BASE_URL="
+              f"{base}/v1 and the class key as OPENAI_API_KEY; status for the teacher: "
+              f"{base}/health (no key), {base}/v1/models (with the key)",
+              file=sys.stderr, flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, lifespan="on",
                                            http=protocol(limits.upload_timeout)))
     try:
