@@ -8,13 +8,13 @@ inside the served root.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
 from pathlib import Path
 
 import pytest
+from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = ROOT / ".jupyter" / "lab" / "settings"
@@ -46,24 +46,24 @@ def test_make_lab_serves_the_repo_root_with_these_settings():
     flags = re.search(r"^LAB_FLAGS := (.*?)\n\n", makefile, re.DOTALL | re.MULTILINE).group(1)
     assert '--ServerApp.root_dir="$(CURDIR)"' in flags  # ../README.md resolves from a notebook
     assert '--LabApp.app_settings_dir="$(CURDIR)/.jupyter/lab/settings"' in flags
-    assert re.search(r"^\t\$\(BIN\)/jupyter lab \$\(LAB_FLAGS\) notebooks/00_start_here\.ipynb$",
-                     makefile, re.MULTILINE)
+    assert re.search(r"^\t\$\(BIN\)/jupyter lab \$\(LAB_FLAGS\) \$\(START_NB\)$", makefile, re.MULTILINE)
+    # the English 00 by default; EDITION=zh-CN opens the Chinese one
+    start = re.search(r"^START_NB := (.*)$", makefile, re.MULTILINE).group(1)
+    assert "notebooks/00_start_here.ipynb" in start and "notebooks/zh-CN/00_start_here.ipynb" in start
 
 
 def _markdown_links():
-    spec = importlib.util.spec_from_file_location("run_notebooks", ROOT / "scripts" / "run_notebooks.py")
-    rn = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rn)
-    for src in rn.sources():
-        texts = [c.source for c in rn.build(src).cells if c.cell_type == "markdown"]
-        if rn.target(src).exists():  # and the Markdown the committed outputs display (06's figures)
-            cells = json.loads(rn.target(src).read_text(encoding="utf-8"))["cells"]
+    rn = load_script("run_notebooks")
+    for src, lang in rn.editions(rn.sources()):  # both editions
+        texts = [c.source for c in rn.build(src, lang).cells if c.cell_type == "markdown"]
+        if rn.target(src, lang).exists():  # and the Markdown the committed outputs display (06's figures)
+            cells = json.loads(rn.target(src, lang).read_text(encoding="utf-8"))["cells"]
             texts += ["".join(out.get("data", {}).get("text/markdown", ""))
                       for c in cells for out in c.get("outputs", [])]
         for text in texts:
             for link in re.findall(r"\]\(([^)\s#]+)", text):
                 if "://" not in link and not link.startswith("mailto:"):
-                    yield rn.target(src), link
+                    yield rn.target(src, lang), link
 
 
 def test_relative_links_in_notebooks_resolve_inside_the_served_root():
