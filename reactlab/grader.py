@@ -184,8 +184,11 @@ def _coverage(parts: list[str], unmet: list[str], stated: list[str], wrong_owner
               subs: dict[str, Subject]) -> list[tuple[str, str]]:
     """Parts never fetched; and, when the answer states one part's figures, parts it skips."""
     # as in the benchmark: a missing part is "incomplete" only when the answer states figures
+    # (a part already named as given another's figures has said "no tool result" once)
+    owners = {o for o, _, _ in wrong_owner}
     out = [("incomplete" if stated else "wrong_answer",
-            f"no tool result for {p} came back, so the answer cannot cover it") for p in unmet]
+            f"no tool result for {p} came back, so the answer cannot cover it")
+           for p in unmet if p not in owners]
     pools = {p: subs[p].pool for p in parts if p in subs}
     values = [value(f) for f in stated]
     if len(pools) >= 2 and any(pool.supports(v) for pool in pools.values() for v in values):
