@@ -2,7 +2,9 @@
 
 A demo is a code cell of a notebook source that declares its role on a line of its own:
 `# demo: success` (its printed verdicts must all be ✔) or `# demo: break` (a watch-it-break
-demo: it must print a ✘). The run itself is in that cell or in the code cell just before it.
+demo: it must print a ✘). A replay re-executes the code cells from the last one at or before
+the demo that asks the model (an agent run, a raw request, the notebook's own loop) through
+the demo cell, so every replay asks the model again.
 For each notebook with a demo, this script starts one kernel, executes the notebook's cells in
 order up to its last demo, and after each demo cell re-executes (the run cell and) the demo
 cell until it has N outcomes. A demo holds when it showed its role in >= 9 of 10 replays.
@@ -33,7 +35,9 @@ sys.path.insert(0, str(ROOT))
 import run_notebooks as rn
 
 OUT = ROOT / "benchmarks" / "results" / "demos.md"
-LIVE = ("run_react(", "run_function_calling(", ".ask(")
+# a cell that asks the model: the agents, a memory turn, a raw request, the notebooks' own loops
+LIVE = ("run_react(", "run_function_calling(", ".ask(", "completions.create(", "react_scratchpad(",
+        "react_chat(", "tiny_loop(")
 
 
 def demo_cells(nb) -> list[int]:
@@ -41,11 +45,13 @@ def demo_cells(nb) -> list[int]:
 
 
 def replay_cells(nb, i: int) -> list[int]:
-    """The cells one replay of demo `i` executes: the previous code cell too when the run is there."""
-    if any(s in nb.cells[i].source for s in LIVE):
-        return [i]
-    prev = [j for j in range(i - 1, -1, -1) if nb.cells[j].cell_type == "code"]
-    return [prev[0], i] if prev and any(s in nb.cells[prev[0]].source for s in LIVE) else [i]
+    """The code cells one replay of demo `i` executes: from the last cell at or before it that
+    asks the model, through the demo cell (05's parallel demo asks in one cell and grades two
+    cells later, so re-running the demo cell alone would only re-grade the same reply)."""
+    code = [j for j in range(i + 1) if nb.cells[j].cell_type == "code"]
+    asking = [j for j in code if any(s in nb.cells[j].source for s in LIVE)]
+    start = asking[-1] if asking else i
+    return [j for j in code if j >= start]
 
 
 def replay(src: Path, times: int) -> list[dict]:

@@ -48,6 +48,7 @@
 # %%
 # NBVAL_IGNORE_OUTPUT
 import os
+from dataclasses import replace
 
 os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 import reactlab
@@ -423,20 +424,21 @@ print(load_template("final_request"))
 # %%
 # NBVAL_IGNORE_OUTPUT
 # demo: break
-if short_run.answer is None:
+closed = replace(short_run, steps=list(short_run.steps))  # a copy: re-running asks again
+if closed.answer is None:
     messages = [{"role": "system", "content": react_system_prompt(weather_tools)},
-                {"role": "user", "content": react_user_message(weather_q, short_run.meta["scratchpad"])},
+                {"role": "user", "content": react_user_message(weather_q, closed.meta["scratchpad"])},
                 {"role": "user", "content": load_template("final_request")}]
     last = conn.client.chat.completions.create(model=conn.model, messages=messages,
                                                stop=["Observation:"], max_tokens=200, temperature=0)
     text = strip_invented_observation(last.choices[0].message.content or "")
-    short_run.steps.append(Step(len(short_run.steps) + 1, "final_request", text))
-    short_run.answer = text.split("Final Answer:", 1)[-1].strip()  # the status stays max_steps
-print("ANSWER:", short_run.answer)
-fetched = [c.observation.split(":")[0] for s in short_run.steps for c in s.tool_calls if not c.error]
+    closed.steps.append(Step(len(closed.steps) + 1, "final_request", text))
+    closed.answer = text.split("Final Answer:", 1)[-1].strip()  # the status stays max_steps
+print("ANSWER:", closed.answer)
+fetched = [c.observation.split(":")[0] for s in closed.steps for c in s.tool_calls if not c.error]
 print("tool results came back for:", fetched or "nothing")
-print("cities the answer names    :", [c for c in ("北京", "广州") if c in (short_run.answer or "")])
-print(grade(short_run, Expected(parts=("北京", "广州"))))
+print("cities the answer names    :", [c for c in ("北京", "广州") if c in (closed.answer or "")])
+print(grade(closed, Expected(parts=("北京", "广州"))))
 
 # %% [markdown]
 # Compare the last three lines. A city the answer names but no tool result came back for is a
