@@ -153,6 +153,16 @@ def _deeper(value):
     return value
 
 
+def write_twin(english: nbformat.NotebookNode, src: Path) -> Path | None:
+    """Write the Chinese notebook of `src` from its English one; None when `src` has no twins."""
+    if not has_edition(src, ZH):
+        return None
+    out = target(src, ZH)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(twin(english, src), out)
+    return out
+
+
 def twin(english: nbformat.NotebookNode, src: Path) -> nbformat.NotebookNode:
     """The Chinese notebook of `src` carrying the English run's outputs (same code, same run).
 
@@ -260,16 +270,15 @@ def _rel(path: Path) -> str:
 DEMO_ROLE = re.compile(r"^# demo: (success|break)\b", re.MULTILINE)
 
 
+def output_text(out: dict) -> str:
+    """What one output shows as text: a stream's text, or a result's text/plain ("" if neither)."""
+    text = out.get("text") or out.get("data", {}).get("text/plain") or ""
+    return text if isinstance(text, str) else "".join(text)
+
+
 def cell_text(cell: nbformat.NotebookNode) -> str:
     """Everything a code cell printed (streams and text/plain results)."""
-    parts = []
-    for out in cell.get("outputs", []):
-        if "text" in out:
-            parts.append(out["text"] if isinstance(out["text"], str) else "".join(out["text"]))
-        plain = out.get("data", {}).get("text/plain")
-        if plain:
-            parts.append(plain if isinstance(plain, str) else "".join(plain))
-    return "\n".join(parts)
+    return "\n".join(t for t in map(output_text, cell.get("outputs", [])) if t)
 
 
 def role_problem(cell: nbformat.NotebookNode) -> str | None:
@@ -347,9 +356,7 @@ def rebuild_prose(srcs: Sequence[Path]) -> int:
         for mine, theirs in zip(new_code, old_code):
             mine.outputs, mine.execution_count = theirs.get("outputs", []), theirs.get("execution_count")
         nbformat.write(nb, out)
-        if has_edition(src, ZH):
-            target(src, ZH).parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(twin(nb, src), target(src, ZH))
+        write_twin(nb, src)
         print(f"rebuilt {_rel(out)} (outputs kept)")
     for r in refused:
         print(r, file=sys.stderr)
@@ -382,10 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         return rebuild_prose(srcs)
     if args.twins:
         for src in srcs:
-            if has_edition(src, ZH) and target(src).exists():
-                zh_out = target(src, ZH)
-                zh_out.parent.mkdir(parents=True, exist_ok=True)
-                nbformat.write(twin(nbformat.read(target(src), as_version=4), src), zh_out)
+            if target(src).exists() and (zh_out := write_twin(nbformat.read(target(src), as_version=4), src)):
                 print(f"wrote {_rel(zh_out)}")
         return 0
 
@@ -414,10 +418,7 @@ def main(argv: list[str] | None = None) -> int:
             if cell.cell_type == "code":
                 cell.metadata.pop("execution", None)
         nbformat.write(nb, out)
-        if has_edition(src, ZH):  # the Chinese twin: same cells, the English run's outputs
-            zh_out = target(src, ZH)
-            zh_out.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(twin(nb, src), zh_out)
+        write_twin(nb, src)  # the Chinese twin: same cells, the English run's outputs
     if failed:
         print(f"not saved (errors): {', '.join(failed)}", file=sys.stderr)
         return 1

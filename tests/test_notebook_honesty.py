@@ -17,8 +17,10 @@ from pathlib import Path
 
 import jupytext
 import pytest
+from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
+rn = load_script("run_notebooks")
 SOURCES = sorted((ROOT / "notebooks" / "src").rglob("*.py"))
 LIVE_RUN = re.compile(r"\b(run_react|run_function_calling)\(|\.ask\(")
 PIN = 'os.environ["REACTLAB_TODAY"] = "2026-03-01"'
@@ -96,11 +98,7 @@ def test_teaching_code_cells_fit_at_a_glance(src):
 
 
 def output_lines(cell) -> int:
-    n = 0
-    for out in cell.get("outputs", []):
-        text = out.get("text") or out.get("data", {}).get("text/plain") or ""
-        n += len((text if isinstance(text, str) else "".join(text)).splitlines())
-    return n
+    return sum(len(rn.output_text(out).splitlines()) for out in cell.get("outputs", []))
 
 
 COMMITTED = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + \
