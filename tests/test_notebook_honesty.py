@@ -40,7 +40,8 @@ def unverdicted_runs(src: Path) -> list[int]:
     code = [c for c in cells(src) if c.cell_type == "code"]
     missing = []
     for i, cell in enumerate(code):
-        body = code_lines(cell)
+        # comments count too: a reader (and an outside check) sees `run_react(` either way
+        body = cell.source
         calls = [m for m in LIVE_RUN.finditer(body)
                  if not re.search(r"\bdef\s+\w+\([^)]*$", body[:m.start()].rsplit("\n", 1)[-1])]
         if not calls:

@@ -641,7 +641,7 @@ answer_3 = None  # your code: def same_call_twice(calls): ...; answer_3 = same_c
 check_3(answer_3)
 
 # %%
-answer_4 = None  # your code: run_react(weather_q, tools=default_registry(), conn=conn, ...)
+answer_4 = None  # your code: the weather question through run_react with default_registry()
 
 # %%
 check_4(answer_4)

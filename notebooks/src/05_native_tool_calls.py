@@ -1046,7 +1046,7 @@ answer_3 = None  # your code: def run_in_order(calls, registry): ...; answer_3 =
 check_3(answer_3)
 
 # %%
-answer_4 = None  # your code: run_function_calling("青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高？", ...)
+answer_4 = None  # your code: "青岛啤酒和贵州茅台的收盘价分别是多少？哪个更高？" through run_function_calling
 
 # %%
 check_4(answer_4)

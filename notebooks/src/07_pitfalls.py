@@ -625,7 +625,7 @@ check_1(answer_1)
 
 # %%
 answer_2 = None  # your code: ToolRegistry([ask_sales, ask_support])
-run_2 = None  # your code: the run_function_calling(...) run with those tools and Guards.on()
+run_2 = None  # your code: a run_function_calling run with those tools and Guards.on()
 
 # %%
 check_2(answer_2, run_2)

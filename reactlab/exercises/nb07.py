@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from reactlab.exercises import passed, pending, require
+from reactlab.grader import grade
 from reactlab.runlog import RunResult, Step, ToolCallRecord
 
 __all__ = ["check_1", "check_2", "check_3", "check_4"]
@@ -37,7 +38,8 @@ def check_1(run: RunResult | None) -> bool | None:
     require(1, shown <= 400, f"the model was shown {shown} characters; with "
             "observation_chars=300 it should be about 300 (plus the cut marker)")
     return passed(1, f"the model saw {shown:,} of the result's {full:,} characters; the rest is in "
-                     "full_observation, where you can look for the etiquette the answer needed")
+                     "full_observation, where you can look for the etiquette the answer needed\n"
+                     f"   the run's {grade(run)}")
 
 
 def _text(result: Any) -> tuple[str, bool]:
@@ -67,6 +69,7 @@ def check_2(teams: Any, run: RunResult | None = None) -> bool | None:
         why += (f"; the detector fired: {events[0]}" if events else
                 f"; no detector fired in this run (status {run.status!r}: read its steps to "
                 "see how it ended)")
+        why += f"\n   the run's {grade(run)}"
     return passed(2, why)
 
 
