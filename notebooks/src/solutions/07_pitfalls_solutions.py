@@ -109,10 +109,17 @@ check_2(answer_2, run_2)
 # `loop: ping-pong between …`; if it repeated one team three times, it is the repeat detector;
 # if it gave up by itself, no event fired and the status is `final`.
 #
+# Then read the answer against its verdict. Neither team ever said whether order A-1001 can be
+# refunded, so an answer that says it can, or cannot, is made up — and the grader cannot see
+# that: it checks figures and names (1001 is in the question), not a yes-or-no claim. The only
+# answer these tool results support is that neither team could say.
+#
 # ## 3. Errors as data
 
 # %% [markdown] lang="zh-CN"
 # 如果模型拿着同一个问题在两个团队之间来回切换，事件会写作 `loop: ping-pong between …`；如果它连续三次问同一个团队，触发的就是重复检测器；如果它自己放弃了，就不会触发任何事件，状态为 `final`。
+#
+# 然后把答案和它的判定对照着读。两个团队都没有说过订单 A-1001 能不能退款，所以无论答案说"能"还是"不能"，都是编出来的——而评分器看不出这一点：它检查的是数字和名字（1001 就在问题里），不是"能/不能"这样的结论。这些工具结果唯一能支持的答案是：两个团队都没法给出答复。
 #
 # ## 3. 错误即数据
 
