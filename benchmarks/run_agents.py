@@ -55,7 +55,7 @@ MODELS = {"1.5b": "qwen2.5-coder-1.5b-instruct", "0.5b": "qwen2.5-coder-0.5b-ins
 @dataclass(frozen=True)
 class Config:
     protocol: str  # "react-json" | "react-action_input" | "native"
-    guards: str = "on"  # "on" | "off" | "levers" (on + grounding check + quiet retry) | "grounding"
+    guards: str = "on"  # "on" | "off" | "levers" (on + grounding check + quiet retry + hold back) | "grounding"
     constrained: bool = False
     model: str = "1.5b"  # "1.5b" | "0.5b" | "provider"
     prompt: str = "base"  # "base" (the agents' defaults) | "worked" (PROMPT_LEVERS)

@@ -11,8 +11,8 @@ Deliberately NOT here: parsing grammar. A clause is text between punctuation, a 
 nobody continues the one before it, a clause naming two names is not checked, the claimed
 side of a comparison is the name before the word ("A 比 B 高", "A is higher than B"),
 negation is only "not / n't / 不 / 没" right before the word. Used by `reactlab.grader`, which
-notebook 04 introduces. About 300 lines: attribution and comparison share the clause
-splitting, so they stay in one module.
+notebook 04 introduces, and by `reactlab.correction`. About 350 lines: attribution and
+comparison share the clause splitting, so they stay in one module.
 """
 
 from __future__ import annotations
@@ -175,6 +175,8 @@ def misattributed(answer: str, result: RunResult, subs: dict[str, Subject],
         owner = next(iter(named)) if len(named) == 1 else (owner if not named else None)
         if re.search(r"\d\s*[-+*/×÷=]\s*[\d(]", text[start:end]):
             continue  # "(23.4 + 19.8 + 24.2) / 3": a calculation's operands belong to many
+        if re.search(r"\d\s*(?:对|vs\.?|versus|比)\s*\d", text[start:end], re.IGNORECASE):
+            continue  # "（1488.21 对 67.92）": two sides of a comparison, side by side
         for a, _, fig in spans_:
             v = value(fig)
             if not start <= a < end or owner is None or general.supports(v):
@@ -285,17 +287,50 @@ def _claims(text: str, known: dict[str, set[str]]):
                 yield claimed, others, direction, word, clause
 
 
+@dataclass(frozen=True)
+class Contradiction:
+    """A comparison the fetched readings contradict: `claimed` is said to be `word`, but
+    `values` (name, reading) say otherwise; `winner` is who is, when exactly one name is.
+    `missing` lists compared names with no tool result (then `values` is empty)."""
+
+    claimed: str
+    word: str
+    quantity: str | None = None
+    values: tuple[tuple[str, Decimal], ...] = ()
+    winner: str | None = None
+    missing: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if self.missing:
+            return (f'the answer says {self.claimed} is "{self.word}", but no tool result for '
+                    f"{' or '.join(self.missing)} came back")
+        mine, *theirs = self.values
+        got = ", ".join(f"{n} {v}" for n, v in theirs)
+        tail = " (a lower AQI is better)" if self.quantity == "AQI" else ""
+        if self.winner:  # a small model told only "your comparison is wrong" repeats it
+            tail += f', so it is {self.winner}, not {self.claimed}, that is "{self.word}"'
+        return (f'the answer says {self.claimed} is "{self.word}" '
+                f"({self.quantity or 'the first figure'}), but the tool results give "
+                f"{self.claimed} {mine[1]} and {got}{tail}")
+
+
 def comparison(answer: str, result: RunResult, subs: dict[str, Subject],
                known: dict[str, set[str]]) -> str | None:
     """The first comparison of `answer` that the fetched readings contradict, in words."""
+    found = contradiction(answer, result, subs, known)
+    return str(found) if found else None
+
+
+def contradiction(answer: str, result: RunResult, subs: dict[str, Subject],
+                  known: dict[str, set[str]]) -> Contradiction | None:
+    """The first comparison of `answer` that the fetched readings contradict, or None."""
     for claimed, others, direction, word, clause in _claims(normalise(answer), known):
         q = quantity(word, clause, result.question or "")
         if direction in ("better", "worse") and q != "AQI":
             continue  # "better" needs a scale that says which way is better
         missing = [n for n in [claimed, *others] if n not in subs]
         if missing:
-            return (f'the answer says {claimed} is "{word}", but no tool result for '
-                    f"{' or '.join(missing)} came back")
+            return Contradiction(claimed, word, q, missing=tuple(missing))
         mine = reading(subs[claimed], q)
         theirs = [(n, reading(subs[n], q)) for n in others or [n for n in subs if n != claimed]]
         theirs = [(n, v) for n, v in theirs if v is not None]
@@ -304,15 +339,9 @@ def comparison(answer: str, result: RunResult, subs: dict[str, Subject],
         # "higher" wins with the larger value; on the AQI scale "better" wins with the smaller
         larger = direction in ("up", "worse")
         if any(v >= mine if larger else v <= mine for _, v in theirs):
-            got = ", ".join(f"{n} {v}" for n, v in theirs)
-            tail = " (a lower AQI is better)" if q == "AQI" else ""
-            # say who does win, when one name clearly does: a small model told only "your
-            # comparison is wrong" repeats it (measured on the stock question)
-            values = [(claimed, mine), *theirs]
+            values = ((claimed, mine), *theirs)
             best = (max if larger else min)(v for _, v in values)
             winners = [n for n, v in values if v == best]
-            if len(winners) == 1:
-                tail += f', so it is {winners[0]}, not {claimed}, that is "{word}"'
-            return (f'the answer says {claimed} is "{word}" ({q or "the first figure"}), '
-                    f"but the tool results give {claimed} {mine} and {got}{tail}")
+            return Contradiction(claimed, word, q, values,
+                                 winners[0] if len(winners) == 1 else None)
     return None

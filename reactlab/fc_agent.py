@@ -80,12 +80,16 @@ class NativeStep:
 
     # --- what goes out -------------------------------------------------------------------
 
-    def request(self, messages: list[dict], with_tools: bool) -> dict:
+    def request(self, messages: list[dict], with_tools: bool,
+                require_call: str | None = None) -> dict:
         kw: dict[str, Any] = {"messages": messages, "temperature": self.temperature,
                               "max_tokens": self.max_tokens}
         tools = self.registry.openai_tools() if with_tools else None
         if tools:  # tool_choice without tools is a 400 on most servers
             kw["tools"], kw["tool_choice"] = tools, self.tool_choice
+            if require_call and self.tool_choice == "auto":  # a guard asked for a call
+                kw["tool_choice"] = ("required" if require_call not in self.registry else
+                                     {"type": "function", "function": {"name": require_call}})
         return kw
 
     def render(self, steps: list[Step], folded: int, closing: str | None) -> list[dict]:
@@ -111,7 +115,7 @@ class NativeStep:
             messages.append(echo)
             messages += [{"role": "tool", "tool_call_id": c.id, "content": c.observation}
                          for c in step.tool_calls]
-        elif step.kind != "empty":
+        elif step.kind not in ("empty", "ungrounded"):  # a rejected draft is not shown again
             messages += self.said(step)
         if step.feedback:  # after every tool message: nothing may come between calls and results
             messages.append({"role": "user", "content": step.feedback})
@@ -123,22 +127,25 @@ class NativeStep:
 
     # --- what comes back -----------------------------------------------------------------
 
-    def read(self, reply: Reply, step: Step) -> str | None:
+    def read(self, reply: Reply, step: Step, steps: list[Step] = ()) -> str | None:
         answer, thinking = split_think(reply.content)
         step.reasoning = reply.reasoning
         step.thought = reply.reasoning or thinking or None
         if reply.tool_calls:
             step.thought = step.thought or answer or None  # text beside the calls is a thought
-            run_tools(self.registry, reply.tool_calls, self.guards, step, parallel=self.parallel)
+            run_tools(self.registry, reply.tool_calls, self.guards, step, parallel=self.parallel,
+                      question=self.question, earlier=list(steps))
             return None
         named = [] if self.narration_sent else self.guards.narrated(answer, self.registry.names())
         if named:
             # A plan that names a tool is not an answer: nothing ran. Sent back once (a second
             # one is taken as the answer: the bound is one extra step per run).
             self.narration_sent = True
+            # The next request requires the call: by name when the plan named one tool.
             raise FormatError(error=f"the reply names {', '.join(named)} but makes no tool call",
                               feedback=render_template("narrated_call", names=", ".join(named),
-                                                       first=named[0]))
+                                                       first=named[0]),
+                              require_call=named[0] if len(named) == 1 else "any")
         if not answer:  # common on the 1.5B right after a tool result
             raise EmptyReply(feedback=load_template("empty_reply"))
         step.kind = "final"

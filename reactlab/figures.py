@@ -159,11 +159,12 @@ def unsupported_figures(answer: str | None, result: RunResult, vouched: tuple[st
     return [f for f in stated if f not in good]
 
 
-def _flat(arguments: object) -> str:
+def argument_text(arguments: object) -> str:
+    """Every value in a call's arguments as one text. Example: {"a": 1, "b": [2]} -> "1 2" """
     if isinstance(arguments, dict):
-        return " ".join(_flat(v) for v in arguments.values())
+        return " ".join(argument_text(v) for v in arguments.values())
     if isinstance(arguments, (list, tuple)):
-        return " ".join(_flat(v) for v in arguments)
+        return " ".join(argument_text(v) for v in arguments)
     return str(arguments)
 
 
@@ -180,7 +181,7 @@ def invented_inputs(result: RunResult) -> list[tuple[str, list[str]]]:
     for step in result.steps or []:
         for call in step.tool_calls or []:
             pool = Pool(seen)
-            bad = [f for f in dict.fromkeys(figures(_flat(call.arguments)))
+            bad = [f for f in dict.fromkeys(figures(argument_text(call.arguments)))
                    if not pool.supports(value(f))]
             if bad:
                 out.append((call.name, bad))

@@ -9,8 +9,11 @@ One answer to each pitfall, shared by both agents through the one loop in `react
 - budgets on steps, unparsable replies and tokens (`budget_status` names the one that ran out;
   the loop then makes one closing request, `Guards.final_request`);
 - a plan that names a tool without calling it is sent back once (`Guards.narrated`);
-- a final answer whose figures no tool result supports, or whose comparison contradicts the
-  fetched data, is sent back once with the grader's reasons (`Guards.ground`);
+- a final answer the grader rejects is not accepted (`Guards.ground`, at most twice a run):
+  instead of the draft, the model gets a correction (`reactlab.correction`) — the missing name to
+  fetch or the figure to compute, with the next request requiring a tool call, or the checked fact;
+- in a reply with several calls, a call whose arguments hold figures no earlier result gives
+  (a calculator fed a price it has not seen yet) is held back, not run (`Guards.held_back`);
 - after two empty replies in a row, the next request goes without tools (`Guards.without_tools`);
 - older steps are folded into a summary once the history is long (`Guards.fold_point`, with
   `folding`).
@@ -28,9 +31,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reactlab.compaction import compact_observation, compaction_event
-from reactlab.grader import grade
+from reactlab.correction import Correction, correction
+from reactlab.figures import SMALL, Pool, argument_text, figures, value
 from reactlab.loop_detector import LoopDetector
-from reactlab.prompts import load_template
+from reactlab.prompts import load_template, render_template
 from reactlab.runlog import RunResult, Step
 
 
@@ -53,8 +57,10 @@ class Guards:
     narrated_calls: bool = True  # send a plan that names a tool back once (native agent)
     # Two levers under measurement (benchmarks/run_agents.py, guards "levers"): off until the
     # benchmark says they help.
-    grounding: bool = False  # send an answer the run does not support back once (the grader)
+    grounding: bool = False  # correct an answer the run does not support (the grader)
+    max_corrections: int = 2  # answers corrected per run; the next one is accepted as it is
     quiet_retry: bool = False  # after two empty replies, one request without tools (native)
+    hold_back: bool = False  # don't run a call fed figures that no earlier result gives
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:
@@ -62,7 +68,7 @@ class Guards:
         parse errors only end with steps."""
         return cls(max_steps=max_steps, max_parse_errors=max_steps, max_total_tokens=None,
                    observation_chars=None, loop=None, compress_after=None, narrated_calls=False,
-                   grounding=False, quiet_retry=False)
+                   grounding=False, quiet_retry=False, hold_back=False)
 
     @classmethod
     def on(cls, max_steps: int = 6) -> Guards:
@@ -71,8 +77,9 @@ class Guards:
 
     @classmethod
     def levers(cls, max_steps: int = 6) -> Guards:
-        """The defaults plus the grounding check and the quiet retry (being measured)."""
-        return cls(max_steps=max_steps, grounding=True, quiet_retry=True)
+        """The defaults plus the grounding check, the quiet retry and holding back calls fed
+        figures not seen yet (being measured)."""
+        return cls(max_steps=max_steps, grounding=True, quiet_retry=True, hold_back=True)
 
     def fresh(self, max_steps: int | None = None) -> Guards:
         """A copy for one run: a new LoopDetector (history and triggers reset), and
@@ -102,22 +109,36 @@ class Guards:
             return []
         return [n for n in tool_names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)]
 
-    def ground(self, question: str, answer: str, steps: list[Step]) -> str | None:
-        """Why the run does not support this draft answer (the grader's reasons), or None.
+    def ground(self, question: str, answer: str, steps: list[Step]) -> Correction | None:
+        """The correction for this draft answer (`reactlab.correction`), or None to accept it.
 
-        Only once per run, and only when a tool answered something: with no tool result there
-        is nothing to check the figures against (a question answered from common knowledge).
+        At most `max_corrections` per run, and only when a tool answered something: with no
+        tool result there is nothing to check the figures against (common knowledge).
         Example: after get_closing_price gave 67.92 and 1488.21, the draft "青岛啤酒更高" ->
-                 "the answer says 青岛啤酒 is higher, but 67.92 < 1488.21 …"
+                 Correction("fact", …, fact='贵州茅台 1488.21 and 青岛啤酒 67.92 (closing price), …')
         """
-        if not self.grounding or any(s.kind == "ungrounded" for s in steps):
+        if not self.grounding or sum(s.kind == "ungrounded" for s in steps) >= self.max_corrections:
             return None
         if not any(c.observation and not c.error for s in steps for c in s.tool_calls):
             return None
-        verdict = grade(RunResult(question, answer, "final", steps=list(steps)))
-        if verdict.ok or verdict.mode not in ("invented_data", "wrong_answer", "incomplete"):
-            return None
-        return "; ".join(verdict.reasons)
+        return correction(RunResult(question, answer, "final", steps=list(steps)))
+
+    def held_back(self, question: str, steps: list[Step], calls: list[tuple[str, Any]]) -> list[int]:
+        """Indexes of calls in one reply that must wait: with several calls in the reply, a call
+        whose arguments hold a figure that neither the question nor an earlier tool result gives
+        (small whole numbers are allowed). The model wrote it before seeing what it needs.
+
+        Example: after nothing, [("get_closing_price", {"name": "青岛啤酒"}),
+                 ("calculator", {"expression": "100 * 67.5"})] -> [1]
+        """
+        if not self.hold_back or len(calls) < 2:
+            return []
+        seen = {value(f) for f in figures(question)} | {value(str(n)) for n in range(SMALL + 1)}
+        seen |= {value(f) for s in steps for c in s.tool_calls if not c.error
+                 for f in figures(c.observation)}
+        pool = Pool(seen)
+        return [i for i, (_, args) in enumerate(calls)
+                if any(not pool.supports(value(f)) for f in figures(argument_text(args)))]
 
     def without_tools(self, steps: list[Step]) -> bool:
         """True after two empty replies in a row: ask once without tools, so the model can
@@ -165,6 +186,20 @@ class Guards:
     def budget(self, steps: list[Step], total_tokens: int = 0) -> str | None:
         """Which budget has run out after these steps (a RunResult status), or None."""
         return budget_status(self, len(steps), count_parse_errors(steps), total_tokens)
+
+
+def correction_text(fix: Correction, question: str) -> str:
+    """What the model reads instead of its draft: the `grounding_<kind>` template, filled in.
+
+    Example: correction_text(Correction("missing", "…", names=("北京",)), "广州比北京高几度？")
+             -> "There is no tool result for 北京 yet: call a tool for 北京 now, then answer …"
+    """
+    if fix.kind == "missing":
+        return render_template("grounding_missing", names=" and ".join(fix.names),
+                               first=fix.names[0], question=question)
+    if fix.kind == "fact":
+        return render_template("grounding_fact", fact=fix.fact, question=question)
+    return render_template("grounding_compute", question=question)
 
 
 def count_parse_errors(steps: list[Step]) -> int:

@@ -27,12 +27,13 @@ from typing import Any, Protocol
 
 from reactlab.completion import Reply, complete
 from reactlab.connection import connect
-from reactlab.guards import Guards, budget_event, count_parse_errors
+from reactlab.guards import Guards, budget_event, correction_text, count_parse_errors
 from reactlab.http import ProviderError
 from reactlab.prompts import render_template
 from reactlab.report import format_step
 from reactlab.runlog import RunResult, Step, ToolCallRecord
 from reactlab.tools import ToolRegistry, default_registry, execute_calls
+from reactlab.tools.execute import CallOutcome, decode_arguments
 
 
 class AgentError(Exception):
@@ -42,9 +43,10 @@ class AgentError(Exception):
 
     kind = "parse_error"
 
-    def __init__(self, error: str | None = None, feedback: str | None = None):
+    def __init__(self, error: str | None = None, feedback: str | None = None,
+                 require_call: str | None = None):
         super().__init__(error or feedback or self.kind)
-        self.error, self.feedback = error, feedback
+        self.error, self.feedback, self.require_call = error, feedback, require_call
 
 
 class EmptyReply(AgentError):
@@ -60,7 +62,7 @@ class FormatError(AgentError):
 
 class Ungrounded(AgentError):
     """A final answer the run does not support (a figure no tool gave, a comparison the
-    fetched data contradicts): sent back once with the grader's reasons."""
+    fetched data contradicts): not accepted; the model gets a correction instead."""
 
     kind = "ungrounded"
 
@@ -75,13 +77,15 @@ class ProtocolStep(Protocol):
         """The next request's messages, rendered from the steps (the first `folded` as a
         summary); `closing` is the final request's text on the closing call."""
 
-    def request(self, messages: list[dict], with_tools: bool) -> dict:
+    def request(self, messages: list[dict], with_tools: bool,
+                require_call: str | None = None) -> dict:
         """The keyword arguments of chat.completions.create for these messages (the loop
-        adds `model`); `with_tools=False` on the closing request and after two silences."""
+        adds `model`); `with_tools=False` on the closing request and after two silences;
+        `require_call` (a tool name or "any") when the previous step asks for a call."""
 
-    def read(self, reply: Reply, step: Step) -> str | None:
-        """Fill `step` from the reply (running tools); the answer if it is final. Raises
-        AgentError for a reply that cannot be used."""
+    def read(self, reply: Reply, step: Step, steps: list[Step]) -> str | None:
+        """Fill `step` from the reply (running tools; `steps` are the earlier ones); the
+        answer if it is final. Raises AgentError for a reply that cannot be used."""
 
     def read_closing(self, reply: Reply, step: Step) -> str | None:
         """The answer in the closing reply (tools are never run there)."""
@@ -132,7 +136,8 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
         with_tools = closing is None and not guards.without_tools(steps)
         if closing is None and not with_tools:
             step.events.append("asked without tools after two empty replies")
-        request = {"model": conn.model, **protocol.request(messages, with_tools)}
+        must = steps[-1].require_call if steps and with_tools else None
+        request = {"model": conn.model, **protocol.request(messages, with_tools, must)}
         reply = complete(conn, request, stream=protocol.stream, echo=verbose)
         _fill(step, reply, request.get("max_tokens"))
         return messages, reply
@@ -144,14 +149,15 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
             messages, reply = ask(step, None)
             _add_usage(result, reply)
             try:
-                answer = protocol.read(reply, step)
-                problem = guards.ground(question, answer, [*steps, step]) if (
+                answer = protocol.read(reply, step, steps)
+                fix = guards.ground(question, answer, [*steps, step]) if (
                     step.kind == "final") else None
-                if problem:  # checked once per run: the grader, used as a guard
-                    raise Ungrounded(error=problem, feedback=render_template(
-                        "grounding_check", problem=problem))
+                if fix:  # the grader, used as a guard: a correction instead of the draft
+                    raise Ungrounded(error=fix.reasons, feedback=correction_text(fix, question),
+                                     require_call="any" if fix.needs_call else None)
             except AgentError as exc:  # the model's mistake: recorded, fed back next request
                 step.kind, step.error, step.feedback = exc.kind, exc.error, exc.feedback
+                step.require_call = exc.require_call
                 answer = None
             guards.check_step(step)
             record(step)
@@ -181,9 +187,16 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
 
 
 def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: Step,
-              parallel: bool = False) -> None:
-    """Run one reply's calls and record each on the step, compacted as the model will see it."""
-    for call, outcome in zip(calls, execute_calls(registry, calls, parallel=parallel)):
+              parallel: bool = False, question: str = "", earlier: list[Step] = ()) -> None:
+    """Run one reply's calls and record each on the step, compacted as the model will see it.
+
+    Calls the guards hold back (`Guards.held_back`: fed figures not seen yet) are recorded with
+    an observation that says so instead of running."""
+    held = set(guards.held_back(question, list(earlier), [_name_args(c) for c in calls]))
+    ran = iter(execute_calls(registry, [c for i, c in enumerate(calls) if i not in held],
+                             parallel=parallel))
+    for i, call in enumerate(calls):
+        outcome = _held(call) if i in held else next(ran)
         shown, full, event = guards.observe(outcome.observation)
         # The model's own text is kept for the echo of a native call; a ReAct call (no id)
         # carries the parser's already-decoded arguments, which are not wire text.
@@ -195,6 +208,20 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
             raw_arguments=raw if isinstance(raw, str) else None))
         if event:
             step.events.append(event)
+    if held:
+        step.events.append(f"held back {len(held)} call(s) fed figures no earlier result gives")
+
+
+def _name_args(call: dict) -> tuple[str, Any]:
+    fn = call.get("function") or {}
+    args, _ = decode_arguments(fn.get("arguments"))  # text that is not JSON stays text
+    return str(fn.get("name") or ""), args
+
+
+def _held(call: dict) -> CallOutcome:
+    name, args = _name_args(call)
+    return CallOutcome(name=name, arguments=args, id=call.get("id"), error=True,
+                       observation=render_template("held_back", tool=name))
 
 
 def _fill(step: Step, reply: Reply, max_tokens: Any) -> None:

@@ -69,7 +69,10 @@ class ReActStep:
 
     # --- what goes out -------------------------------------------------------------------
 
-    def request(self, messages: list[dict], with_tools: bool) -> dict:
+    def request(self, messages: list[dict], with_tools: bool,
+                require_call: str | None = None) -> dict:
+        # require_call is not enforced here: a text protocol has no tool_choice (the
+        # correction's words ask for the Action instead)
         kw: dict[str, Any] = {"messages": messages, "temperature": self.temperature,
                               "max_tokens": self.max_tokens}
         if self.stops and not self.client_stop:
@@ -111,17 +114,16 @@ class ReActStep:
         return clean
 
     def _observation(self, step: Step) -> str | None:
-        """What comes back after the reply as its Observation: the tool result, the parse
-        error, or (for an answer sent back) the grounding check."""
+        """What comes back after the reply as its Observation: the tool result or the parse
+        error."""
         if step.kind == "action":
             return step.tool_calls[0].observation
-        if step.kind == "ungrounded":
-            return step.feedback
         return step.error if step.kind == "parse_error" else None
 
     def _note(self, step: Step) -> str | None:
-        """Our note after the step, unless it already went back as the Observation."""
-        return step.feedback if step.kind != "ungrounded" else None
+        """Our note after the step (for an answer sent back, the correction: its draft is
+        not shown again)."""
+        return step.feedback
 
     def _pad_entry(self, step: Step) -> str:
         entry = ""
@@ -147,7 +149,7 @@ class ReActStep:
 
     # --- what comes back -----------------------------------------------------------------
 
-    def read(self, reply: Reply, step: Step) -> str | None:
+    def read(self, reply: Reply, step: Step, steps: list[Step] = ()) -> str | None:
         text = cut_at_stop(reply.content, list(self.stops)) if self.client_stop else reply.content
         if not strip_invented_observation(text).strip():
             raise EmptyReply(feedback=load_template("empty_reply"))

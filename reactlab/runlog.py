@@ -77,6 +77,7 @@ class Step:
     events: list[str] = field(default_factory=list)  # guard events, e.g. "loop: repeat x3"
     feedback: str | None = None  # our message after this step: a nudge, the loop intervention
     reasoning: str | None = None  # a reasoning model's reasoning_content, echoed back with calls
+    require_call: str | None = None  # the next request must call a tool: its name, or "any"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

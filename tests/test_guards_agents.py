@@ -340,7 +340,7 @@ def test_multi_turn_chat_keeps_answers_and_drops_tool_traffic(protocol):
 # --- the levers under measurement: the grounding check and the quiet retry ----------------
 
 
-def test_an_answer_the_run_does_not_support_is_sent_back_once():
+def test_an_answer_the_run_does_not_support_gets_a_correction_not_its_draft():
     # The real wrong answer saved in an old notebook: the wrong winner of a comparison.
     conn = ScriptedConn(
         Reply(None, [tool_call("c1", "get_closing_price", '{"name": "青岛啤酒"}'),
@@ -351,29 +351,110 @@ def test_an_answer_the_run_does_not_support_is_sent_back_once():
                              tools=default_registry(), guards=Guards.levers())
     assert [s.kind for s in r.steps] == ["action", "ungrounded", "final"]
     assert "67.92" in r.steps[1].error and r.answer.startswith("贵州茅台")
-    sent_back = conn.requests[2]["messages"][-1]
-    assert sent_back["role"] == "user" and sent_back["content"].startswith("Before I accept")
+    sent = conn.requests[2]["messages"]
+    assert sent[-1]["role"] == "user" and sent[-1]["content"].startswith(
+        "Checked against the tool results: 贵州茅台 1488.21 and 青岛啤酒 67.92 (closing price), "
+        'so 贵州茅台 is the one that is "更高".')
+    assert sent[-2]["role"] == "tool"  # the rejected draft is not shown again
+    assert not any("青岛啤酒的收盘价更高" in str(m.get("content")) for m in sent)
+    assert conn.requests[2]["tool_choice"] == "auto"  # a fact needs no call
 
 
-def test_the_grounding_check_runs_once_and_not_without_tool_results():
+def test_a_missing_fact_is_asked_for_with_a_required_call():
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "get_weather", '{"location": "广州"}')]),
+        "广州的气温比北京高2.0°C。",
+        Reply(None, [tool_call("c2", "get_weather", '{"location": "北京"}')]),
+        "广州比北京高0.8°C。")
+    r = run_function_calling("广州现在比北京高多少度？", conn=conn, tools=default_registry(),
+                             guards=Guards.levers())
+    assert [s.kind for s in r.steps] == ["action", "ungrounded", "action", "final"]
+    assert r.steps[1].require_call == "any"
+    assert conn.requests[2]["tool_choice"] == "required"
+    assert conn.requests[2]["messages"][-1]["content"].startswith(
+        "There is no tool result for 北京 yet: call a tool for 北京 now")
+    assert conn.requests[3]["tool_choice"] == "auto"  # only the one request
+
+
+def test_arithmetic_in_the_head_is_sent_to_the_calculator():
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "days_between",
+                               '{"date1": "2026-03-01", "date2": "2027-01-01"}')]),
+        "还有306天，一共能存2500元。",
+        Reply(None, [tool_call("c2", "calculator", '{"expression": "306 * 5"}')]),
+        "还有306天，一共能存1530元。")
+    r = run_function_calling("到 2027-01-01 还有多少天？如果每天存 5 元，一共能存多少？",
+                             conn=conn, tools=default_registry(), guards=Guards.levers())
+    assert [s.kind for s in r.steps] == ["action", "ungrounded", "action", "final"]
+    assert "2500" in r.steps[1].error and conn.requests[2]["tool_choice"] == "required"
+    assert "calculator" in conn.requests[2]["messages"][-1]["content"]
+    assert r.answer.endswith("1530元。")
+
+
+def test_corrections_stop_after_two_and_not_without_tool_results():
     conn = ScriptedConn(
         Reply(None, [tool_call("c1", "get_weather", '{"location": "北京"}')]),
-        "北京 99°C。", "北京 98°C。")
+        "北京 99°C。", "北京 98°C。", "北京 97°C。")
     r = run_function_calling("北京天气？", conn=conn, tools=default_registry(),
                              guards=Guards.levers())
-    assert [s.kind for s in r.steps] == ["action", "ungrounded", "final"]  # accepted 2nd time
+    assert [s.kind for s in r.steps] == ["action", "ungrounded", "ungrounded", "final"]
+    assert r.answer == "北京 97°C。"  # the third draft is accepted: the bound is two
     r = run_react("一周有几天？", conn=ScriptedConn("Final Answer: 7"), guards=Guards.levers())
     assert r.status == "final" and [s.kind for s in r.steps] == ["final"]
 
 
-def test_react_renders_an_answer_sent_back_as_its_observation():
+def test_react_shows_the_correction_in_the_pad_not_the_draft():
     conn = ScriptedConn(
         'Action: {"action": "get_weather", "action_input": {"location": "北京"}}',
         "Final Answer: 北京 99°C", "Final Answer: 北京 23.4°C")
     r = run_react("北京天气？", conn=conn, guards=Guards.levers())
     assert [s.kind for s in r.steps] == ["action", "ungrounded", "final"]
     pad = conn.requests[2]["messages"][1]["content"]
-    assert "Final Answer: 北京 99°C\nObservation: Before I accept that answer" in pad
+    assert "99°C" not in pad and "(Do not work figures out in your head" in pad
+    assert "tool_choice" not in conn.requests[2]  # a text protocol: the words ask for it
+
+
+def test_a_call_fed_figures_not_seen_yet_is_held_back():
+    # The savings agent's real failure: the calculator written beside the call it depends on.
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "days_between", '{"date1": "2026-03-01", "date2": "2027-01-01"}'),
+                     tool_call("c2", "calculator", '{"expression": "5 * (2027-2026-11-30)"}')]),
+        Reply(None, [tool_call("c3", "calculator", '{"expression": "306 * 5"}')]),
+        "一共能存1530元。")
+    r = run_function_calling("今天是2026-03-01。到 2027-01-01 还有多少天？如果每天存 5 元，一共能存多少？",
+                             conn=conn, tools=default_registry(), guards=Guards.levers())
+    first = r.steps[0].tool_calls
+    assert first[0].observation == "306" and first[1].error
+    assert first[1].observation.startswith("Not run: calculator was given figures")
+    assert r.steps[0].events == ["held back 1 call(s) fed figures no earlier result gives"]
+    tool_messages = [m for m in conn.requests[1]["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2"]  # every id answered
+    assert r.answer == "一共能存1530元。"
+    plain = ScriptedConn(Reply(None, [
+        tool_call("c1", "get_closing_price", '{"name": "青岛啤酒"}'),
+        tool_call("c2", "calculator", '{"expression": "100 * 67.5"}')]), "好。")
+    r = run_function_calling("青岛啤酒买100股要多少钱？", conn=plain, tools=default_registry())
+    assert not r.steps[0].tool_calls[1].error  # Guards.on(): the lever is off
+
+
+def test_held_back_only_in_replies_with_several_calls():
+    g = Guards.levers()
+    calls = [("get_closing_price", {"name": "青岛啤酒"}), ("calculator", {"expression": "100 * 67.5"})]
+    assert g.held_back("青岛啤酒买100股要多少钱？", [], calls) == [1]
+    assert g.held_back("青岛啤酒买100股要多少钱？", [], calls[1:]) == []
+    assert g.held_back("算 3 * 4 和北京天气", [], [("calculator", {"expression": "3 * 4"}),
+                                                ("get_weather", {"location": "北京"})]) == []
+
+
+def test_a_plan_without_a_call_is_followed_by_a_request_for_that_call():
+    conn = ScriptedConn("I'll call get_weather for 北京 first.",
+                        Reply(None, [tool_call("c1", "get_weather", '{"location": "北京"}')]),
+                        "北京 23.4°C。")
+    r = run_function_calling("北京天气？", conn=conn, tools=default_registry())
+    assert r.steps[0].require_call == "get_weather"
+    assert conn.requests[1]["tool_choice"] == {"type": "function",
+                                               "function": {"name": "get_weather"}}
+    assert conn.requests[2]["tool_choice"] == "auto"
 
 
 def test_after_two_empty_replies_one_request_goes_without_tools():

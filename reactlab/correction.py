@@ -1,0 +1,95 @@
+"""Corrections: what the grounding guard tells the model about a draft answer the grader rejected.
+
+Unlike the grader's reasons, which a learner reads ("the answer says 北京 is "冷", but …"), a
+correction is written for the model and never repeats the draft. Measured on the 1.5B: shown its
+own wrong draft and told why it is wrong, it repeats the draft or goes silent; given only the
+checked facts after the tool results, it answers right (北京/上海 "哪个更冷", 哈尔滨/昆明, 成都/重庆
+humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one of
+
+- `missing`: a name the question asks about has no tool result → call a tool for it (the next
+  request requires a tool call);
+- `compute`: a figure no tool result or calculation gives (arithmetic done in the head) →
+  compute it with the calculator (the next request requires a tool call);
+- `fact`: the comparison is backwards, or one name was given another's figures → the checked
+  fact, then answer again (no call needed).
+
+Anything else the grader rejects gets no correction: the guard lets the answer stand (its
+verdict still says ✘). Deliberately NOT here: deciding how often to correct (`guards`), the
+wording of the messages (`prompts/grounding_*.txt`), or judging the answer (`grader`).
+Introduced in notebook 07 (guards).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reactlab import claims
+from reactlab.grader import grade
+from reactlab.runlog import RunResult
+
+KINDS = ("missing", "compute", "fact")
+
+
+@dataclass(frozen=True)
+class Correction:
+    """kind: one of KINDS; reasons: the grader's verdict, for the run's log; names: what to
+    fetch (missing); fact: the checked fact, in words (fact).
+
+    Example: Correction("fact", 'the answer says 北京 is "冷" …', fact='上海 19.8 and 北京 23.4 '
+             '(temperature), so 上海 is the one that is "冷"')
+    """
+
+    kind: str
+    reasons: str
+    names: tuple[str, ...] = ()
+    fact: str = ""
+
+    @property
+    def needs_call(self) -> bool:
+        """True when the fix is a tool call: the next request should require one."""
+        return self.kind in ("missing", "compute")
+
+
+def correction(result: RunResult) -> Correction | None:
+    """The correction for `result`'s answer, or None when it passes (or none would help).
+
+    Example: after get_weather(北京) -> 23.4 and get_weather(上海) -> 19.8, the answer
+             "北京比上海更冷" -> Correction("fact", …, fact='上海 19.8 and 北京 23.4 (temperature), so 上海 …')
+    """
+    verdict = grade(result)
+    if verdict.ok or verdict.mode not in ("invented_data", "incomplete", "wrong_answer"):
+        return None
+    reasons = "; ".join(verdict.reasons)
+    answer = result.answer or ""
+    subs = claims.subjects(result)
+    known = claims.names(subs)
+    asked = list(dict.fromkeys(n for _, _, n in claims.mentions(result.question or "", known)))
+    wrong_owner = claims.misattributed(answer, result, subs, known)
+    missing = [n for n in asked if n not in subs]
+    missing += [o for o, _, _ in wrong_owner if o not in subs and o not in missing]
+    found = claims.contradiction(answer, result, subs, known)
+    if found and found.missing:
+        missing += [n for n in found.missing if n not in missing]
+    if missing:
+        return Correction("missing", reasons, names=tuple(missing))
+    if verdict.unsupported:
+        return Correction("compute", reasons)
+    if found and found.winner:
+        return Correction("fact", reasons, fact=_checked(found))
+    for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
+        return Correction("fact", reasons,
+                          fact=f"{owner}'s own tool result says {subs[owner].gist()}")
+    return None
+
+
+def _checked(found: claims.Contradiction) -> str:
+    """The comparison as the readings settle it. Example: '上海 19.8 and 北京 23.4
+    (temperature), so 上海 is the one that is "冷"'"""
+    values = sorted(found.values, key=lambda nv: nv[0] != found.winner)  # the winner first
+    listed = " and ".join(f"{n} {v}" for n, v in values)
+    scale = " (a lower AQI is better)" if found.quantity == "AQI" else ""
+    what = f" ({found.quantity})" if found.quantity and found.quantity != "AQI" else ""
+    return f'{listed}{what}{scale}, so {found.winner} is the one that is "{found.word}"'
+
+
+__all__ = ["KINDS", "Correction", "correction"]

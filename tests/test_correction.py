@@ -1,0 +1,59 @@
+"""reactlab.correction: the notebooks' real wrong answers get the correction a small model can
+act on (the checked fact, the missing name, or "use the calculator"), never their own draft;
+right answers and runs the grader cannot help with get none; it never raises."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_grader import BJ, SAVINGS, run, stocks, weather
+
+from reactlab.correction import KINDS, Correction, correction
+from reactlab.guards import correction_text
+
+
+def test_the_stock_answer_backwards_gets_the_checked_fact():
+    fix = correction(stocks("青岛啤酒的收盘价更高，高1420.29"))
+    assert fix.kind == "fact" and not fix.needs_call
+    assert fix.fact == ('贵州茅台 1488.21 and 青岛啤酒 67.92 (closing price), so 贵州茅台 is the '
+                        'one that is "更高"')
+    assert "青岛啤酒的收盘价更高" not in correction_text(fix, "哪个更高？")  # no draft in it
+
+
+def test_1600_yuan_from_a_made_up_expression_goes_to_the_calculator():
+    r = run(SAVINGS, "还有306天，一共能存1600元。",
+            ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
+            ("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}, "306"),
+            ("calculator", {"expression": "5 * (2027-2026-11-30)"}, "-200"))
+    fix = correction(r)
+    assert fix.kind == "compute" and fix.needs_call and "1600" in fix.reasons
+    assert correction_text(fix, SAVINGS).startswith("Do not work figures out in your head")
+
+
+def test_guangzhou_given_beijings_figures_gets_its_own_result():
+    fix = correction(weather("北京23.4°C，湿度43%；广州23.4°C，湿度43%。"))
+    assert fix.kind == "fact" and fix.fact.startswith("广州's own tool result says 广州: 24.2°C")
+
+
+def test_a_city_never_fetched_is_asked_for_by_name():
+    fix = correction(weather("北京23.4°C，广州25°C。", "北京"))
+    assert fix.kind == "missing" and fix.names == ("广州",) and fix.needs_call
+    text = correction_text(fix, "北京和广州今天的天气怎么样？")
+    assert text.startswith("There is no tool result for 广州 yet: call a tool for 广州 now")
+
+
+def test_right_answers_and_runs_without_an_answer_get_none():
+    assert correction(stocks("贵州茅台的收盘价更高，高1420.29元。")) is None
+    assert correction(weather("北京23.4°C，广州24.2°C。")) is None
+    assert correction(run("北京天气？", None, ("get_weather", {"location": "北京"}, BJ),
+                          status="max_steps", extra_steps=[])) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=120))
+def test_correction_never_raises_and_names_a_known_kind(answer):
+    fix = correction(weather(answer))
+    assert fix is None or (isinstance(fix, Correction) and fix.kind in KINDS)
+    if fix is not None:
+        assert correction_text(fix, "北京和广州今天的天气怎么样？")
+
