@@ -64,9 +64,12 @@ right = Expected(figures=("24.2",), parts=("广州",))
 def server_help():
     """Print what the server's help did to the latest reply (local server only)."""
     r = requests.get(conn.base_url + "/debug/last", headers=conn.headers(), timeout=10)
-    steps = (r.json().get("help") or {}).get("interventions", []) if r.ok else []
     if not r.ok:
         return print("server help: (no debug view on this provider)")
+    help = r.json().get("help") or {}
+    if help.get("on") is False:
+        return print("server help: off for this request")
+    steps = help.get("interventions", [])
     for s in steps:
         print(f"server help: {s['rule']}: {s['why']} -> {s['action']}")
     if not steps:
