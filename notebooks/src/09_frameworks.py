@@ -248,7 +248,7 @@ rec = ToolRecorder()
 model = OpenAIServerModel(model_id=conn.model, api_base=conn.base_url, api_key=KEY,
                           temperature=0, max_tokens=300)
 agent = ToolCallingAgent(tools=[smol_tool(rec.wrap(get_weather))], model=model, max_steps=4,
-                         verbosity_level=0)
+                         verbosity_level=-1)  # quiet; 1 prints every step
 smol_answer = agent.run(question)
 print("calls:", [(c.name, c.arguments) for c in rec.calls])
 print("answer:", repr(smol_answer))
