@@ -21,7 +21,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[local,lab,test]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[local,lab,frameworks,test]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 

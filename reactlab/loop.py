@@ -16,7 +16,10 @@ rest, the same for both:
 Errors caused by the model are `AgentError`s, caught in one place and fed back; a provider
 failure ends the run with status "provider_error"; nothing raises out of `run_loop`.
 It deliberately does NOT stream to the learner (the native step can), retry the provider, or
-run async. Introduced in notebook 04; the guards in notebook 07.
+run async. On reactlab's own server it asks for the model's replies as they are
+(`"reactlab_help": false`): the guards are the lesson, and the server's help for frameworks
+(notebook 09) would hide the failures they catch. Introduced in notebook 04; the guards in
+notebook 07.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from reactlab.completion import Reply, complete
+from reactlab.config import CLASSROOM
 from reactlab.connection import connect
 from reactlab.guards import Guards, budget_event, correction_text, count_parse_errors
 from reactlab.http import ProviderError
@@ -138,6 +142,8 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
             step.events.append("asked without tools after two empty replies")
         must = steps[-1].require_call if steps and with_tools else None
         request = {"model": conn.model, **protocol.request(messages, with_tools, must)}
+        if "tools" in request and getattr(conn, "provider", None) in ("local", CLASSROOM):
+            request["extra_body"] = {"reactlab_help": False}  # see the module docstring
         reply = complete(conn, request, stream=protocol.stream, echo=verbose)
         _fill(step, reply, request.get("max_tokens"))
         return messages, reply

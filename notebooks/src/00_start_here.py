@@ -328,6 +328,7 @@ print(mask_secret("sk-this-is-not-a-real-key-1234"))
 # | 06 | `06_under_the_hood` | the chat template and parser behind `tool_calls`, text ReAct vs native, measured |
 # | 07 | `07_pitfalls` | context bloat, dead loops, tool errors, invented results |
 # | 08 | `08_observability_and_memory` | run logs, the trace viewer, multi-turn memory |
+# | 09 | `09_frameworks` | LangChain, smolagents and the OpenAI Agents SDK on the same server |
 #
 # The local server keeps running between notebooks (one per machine). Stop it with
 # `make stop` (or `reactlab stop`) when you are done.
@@ -350,6 +351,7 @@ print(mask_secret("sk-this-is-not-a-real-key-1234"))
 # | 06 | `06_under_the_hood` | `tool_calls` 背后的聊天模板和解析器，文本 ReAct 与原生调用的实测对比 |
 # | 07 | `07_pitfalls` | 上下文膨胀、死循环、工具报错、编造的结果 |
 # | 08 | `08_observability_and_memory` | 运行日志、轨迹查看器、多轮记忆 |
+# | 09 | `09_frameworks` | 在同一台服务器上运行 LangChain、smolagents 和 OpenAI Agents SDK |
 #
 # 本地服务器会在 notebook 之间一直运行（每台机器一个）。用完后用 `make stop`（或 `reactlab stop`）停掉它。
 #

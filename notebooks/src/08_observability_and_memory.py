@@ -622,10 +622,10 @@ check_4(answer_4)
 # Solutions: [solutions/08_observability_and_memory_solutions.ipynb](solutions/08_observability_and_memory_solutions.ipynb)
 #
 # ---
-# Prev: [07 · Pitfalls](07_pitfalls.ipynb) | Index: [README](../README.md) | Next: the end of the series — back to the [README](../README.md)
+# Prev: [07 · Pitfalls](07_pitfalls.ipynb) | Index: [README](../README.md) | Next: [09 · Frameworks on the same server](09_frameworks.ipynb)
 
 # %% [markdown] lang="zh-CN"
 # 参考答案：[solutions/08_observability_and_memory_solutions.ipynb](solutions/08_observability_and_memory_solutions.ipynb)
 #
 # ---
-# 上一课：[07 · 常见的坑](07_pitfalls.ipynb) | 目录：[README](../../README.zh-CN.md) | 下一课：系列到此结束——回到 [README](../../README.zh-CN.md)
+# 上一课：[07 · 常见的坑](07_pitfalls.ipynb) | 目录：[README](../../README.zh-CN.md) | 下一课：[09 · 同一台服务器上的框架](09_frameworks.ipynb)

@@ -1,4 +1,4 @@
-"""Checks for the notebooks' exercises: one module per notebook (`nb01` … `nb08`).
+"""Checks for the notebooks' exercises: one module per notebook (`nb01` … `nb09`).
 
 Every exercise in a notebook ends with a check cell, `check_N(...)` from that notebook's module.
 A check verifies the result, never the wording, and answers in one line:

@@ -12,6 +12,9 @@ Limits on what clients may send (`limits`): `--max-body-bytes` (413 beyond it),
 `--upload-timeout` (408 for a body that stalls, and a closed connection for late headers) and `--max-tool-calls` (calls per reply), or
 REACTLAB_MAX_BODY_BYTES, REACTLAB_UPLOAD_TIMEOUT and REACTLAB_MAX_TOOL_CALLS; flags win.
 
+After tool results the server helps the small model (no repeated call, no empty reply: see
+`assist`); `--no-help` (or REACTLAB_SERVER_HELP=0) serves the model's replies as they are.
+
 Listening beyond loopback (`--host 0.0.0.0`) needs an API key (`--api-key` or the
 `REACTLAB_SERVER_KEY` environment variable): otherwise anyone on the network could use it.
 Such a server then prints the base URL students put in `.env` (the `classroom` preset) and
@@ -71,6 +74,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tool-calls", type=int, default=None,
                    help=f"tool calls per reply sent to the client, the rest dropped (default "
                         f"{defaults.max_tool_calls}; env REACTLAB_MAX_TOOL_CALLS)")
+    p.add_argument("--no-help", dest="help", action="store_false",
+                   default=os.environ.get("REACTLAB_SERVER_HELP", "1").strip() not in ("0", "false",
+                                                                                  "no", "off"),
+                   help="serve the model's replies as they are: no retry of a repeated call or "
+                        "an empty reply after tool results (env REACTLAB_SERVER_HELP=0)")
     p.add_argument("--log-level", default="warning",
                    choices=("critical", "error", "warning", "info", "debug"))
     return p
@@ -195,10 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
 
-    app = create_app(pool, api_key=args.api_key, limits=limits)
+    app = create_app(pool, api_key=args.api_key, limits=limits, help=args.help)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"reactlab server: {pool.default} ({args.engine}) on http://{host}:{args.port}/v1 "
-          f"(pid {os.getpid()})", file=sys.stderr, flush=True)
+          f"(pid {os.getpid()}{'' if args.help else ', help off'})", file=sys.stderr, flush=True)
     if not _is_loopback(args.host):  # a class server: say what students and the teacher use
         base = f"http://{class_address(args.host)}:{args.port}"
         print(f"reactlab server: students set REACTLAB_PROVIDER=classroom, OPENAI_BASE_URL="

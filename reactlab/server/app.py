@@ -169,8 +169,11 @@ async def _client_gone(request: Request) -> None:
 
 
 def create_app(pool: ModelPool, api_key: str | None = None,
-               limits: Limits | None = None) -> FastAPI:
-    """The ASGI app around `pool` (engines by model name). Example: see `replay.serve_replay`."""
+               limits: Limits | None = None, help: bool = True) -> FastAPI:
+    """The ASGI app around `pool` (engines by model name). Example: see `replay.serve_replay`.
+
+    `help=False` turns the small-model help (`assist`) off for every request.
+    """
     scheduler = Scheduler()
     limits = (limits or Limits()).checked()
 
@@ -236,7 +239,7 @@ def create_app(pool: ModelPool, api_key: str | None = None,
         req = await asyncio.to_thread(parse_body, raw, limits)  # linear, but maybe megabytes
         engine = await pool.get(req.model)
         try:
-            turn = await asyncio.to_thread(Turn, req, engine, limits.max_tool_calls)
+            turn = await asyncio.to_thread(Turn, req, engine, limits.max_tool_calls, help)
         except TemplateError as exc:
             raise APIError(400, f"The chat template could not render these messages: {exc}",
                            "messages", "template_error") from None
@@ -285,7 +288,7 @@ async def _stream(app: FastAPI, turn: Turn, events):
 
 @contextlib.contextmanager
 def serve_in_thread(pool: ModelPool, api_key: str | None = None,
-                    limits: Limits | None = None) -> Iterator[str]:
+                    limits: Limits | None = None, help: bool = True) -> Iterator[str]:
     """Serve `create_app(pool)` on a free loopback port in a daemon thread; yield the base URL.
 
     Example: with serve_in_thread(pool) as url: url -> "http://127.0.0.1:41873/v1"
@@ -297,7 +300,7 @@ def serve_in_thread(pool: ModelPool, api_key: str | None = None,
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # see __main__
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = create_app(pool, api_key=api_key, limits=limits)
+    app = create_app(pool, api_key=api_key, limits=limits, help=help)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
                                            http=protocol(limits.upload_timeout)))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,

@@ -14,8 +14,15 @@ non-stream and the streamed reply; `debug()` shows it as `dropped_text`. At most
 `max_tool_calls` calls (`limits`, default 8) reach the client, one when `parallel_tool_calls`
 is false; `debug()` lists the others as `calls_dropped`.
 
+After tool results, `Turn` also helps a small model (`assist`): a call the conversation
+already has a result for is not returned again (the model writes once more, constrained to an
+answer or a different call, then if need be without tools), and an empty reply is retried
+once without tools. A retried reply streams in one piece at the end (its text is held back
+whole); text of the first attempt already streamed (a preamble) cannot be taken back.
+
 `Turn.debug()` is the teaching view: the exact prompt, the raw text, what the parser made of
-it (see "reactlab_debug" in `reactlab.server.app`). This module does not do HTTP or queueing.
+it, and under `help` every intervention with what the model first wrote (see
+"reactlab_debug" in `reactlab.server.app`). This module does not do HTTP or queueing.
 Introduced in notebook 06 (under the hood).
 """
 
@@ -26,6 +33,7 @@ import json
 import secrets
 import time
 
+from reactlab.server import assist
 from reactlab.server.constrain import tool_call_schema
 from reactlab.server.engines import Generation
 from reactlab.server.holdback import HoldBack
@@ -51,6 +59,15 @@ def to_json(obj, separators: tuple[str, str] | None = None) -> str:
     return text
 
 
+def _calls(calls) -> str:
+    """Example: [ParsedCall("get_weather", '{"location": "广州"}', "tag")] -> 'get_weather({…})'"""
+    return ", ".join(f"{c.name}({c.arguments})" for c in calls)
+
+
+class Retry(str):
+    """Sent through `on_text` when the server starts a new attempt: the stream starts over."""
+
+
 def sse(obj) -> str:
     """Example: sse({"a": 1}) -> 'data: {"a": 1}\\n\\n'"""
     return f"data: {to_json(obj)}\n\n"
@@ -59,7 +76,8 @@ def sse(obj) -> str:
 class Turn:
     """The plan and the reply of one /v1/chat/completions request."""
 
-    def __init__(self, req: ChatRequest, engine, max_tool_calls: int = Limits.max_tool_calls):
+    def __init__(self, req: ChatRequest, engine, max_tool_calls: int = Limits.max_tool_calls,
+                 help: bool = True):
         self.req = req
         self.max_tool_calls = max_tool_calls
         self.engine = engine
@@ -78,26 +96,104 @@ class Turn:
         self.calls_dropped: list = []    # parsed calls not sent: over the cap, or not parallel
         self.content: str | None = None  # all content sent to the client
         self.generation: Generation | None = None
+        # Help only where the model chose freely between calling and answering (see `assist`).
+        self.help = help and req.help and self.use_tools and req.tool_choice == "auto"
+        self.answered = assist.answered_calls(req.messages) if self.help else {}
+        self.mode = "normal"             # then "answer_or_call" or "plain" on a retry
+        self.note: dict | None = None    # the system note added for the retry
+        self.repeats_dropped: list = []  # repeated calls not sent (help on)
+        self.interventions: list[dict] = []
+        self.attempts: list[dict] = []
+        self._usage_so_far = [0, 0]      # prompt, completion tokens over all attempts
+
+    def _attempt(self, on_text) -> Generation:
+        r = self.req
+        g = self.engine.generate(self.prompt, max_tokens=r.max_tokens,
+                                 temperature=r.temperature, top_p=r.top_p, seed=r.seed,
+                                 stop=self.stop, json_schema=self.schema,
+                                 cache_prompt=r.cache_prompt, on_text=on_text)
+        self.attempts.append({"mode": self.mode, "raw_text": g.text, "json_schema": self.schema,
+                              "tools_shown": self.use_tools, "note": self.note,
+                              "finish_reason": g.finish_reason})
+        self._usage_so_far[0] += g.prompt_tokens
+        self._usage_so_far[1] += g.completion_tokens
+        return g
+
+    def _retry(self, mode: str, repeated: list, on_text) -> None:
+        """Set up the next attempt: the note, the prompt, the constraint; restart the stream."""
+        self.mode, self.use_tools = mode, mode == "answer_or_call"
+        keys = [assist.call_key(c.name, c.arguments) for c in repeated]
+        self.note = assist.note(keys, self.answered, constrained=self.use_tools)
+        messages = [*self.req.messages, self.note]
+        self.prompt = self.engine.template.render(messages, self.req.tools if self.use_tools
+                                                  else None)
+        self.schema = assist.answer_or_call_schema(self.req.tools) if self.use_tools else None
+        self.stop = [*self.req.stop, TOOL_RESPONSE] if self.use_tools else list(self.req.stop)
+        on_text(Retry())
+
+    def _intervene(self, rule: str, wrote: str, why: str, action: str) -> None:
+        self.interventions.append({"rule": rule, "model_wrote": wrote, "why": why,
+                                   "action": action})
 
     def generate(self, on_text) -> Generation:
-        """Run the engine (blocking: the scheduler calls this in its worker thread)."""
-        r = self.req
-        return self.engine.generate(self.prompt, max_tokens=r.max_tokens,
-                                    temperature=r.temperature, top_p=r.top_p, seed=r.seed,
-                                    stop=self.stop, json_schema=self.schema,
-                                    cache_prompt=r.cache_prompt, on_text=on_text)
+        """Run the engine, and retry as `assist` says (blocking: runs in the worker thread).
+
+        Usage counts the tokens of every attempt.
+        """
+        first = g = self._attempt(on_text)
+        if self.help and g.finish_reason == "stop":
+            parsed, repeats = self._split(g.text)
+            if parsed.calls and len(repeats) == len(parsed.calls):
+                self._intervene("repeat_call", g.text, f"the conversation already has a result "
+                                f"for {_calls(repeats)}", "asked again, constrained to "
+                                '{"answer": …} or a call, with a note of the known result')
+                self._retry("answer_or_call", repeats, on_text)
+                g = self._attempt(on_text)
+                again, still = self._split(g.text)
+                empty = not again.calls and not again.content
+                if g.finish_reason == "stop" and (empty or len(still) == len(again.calls) > 0):
+                    self._intervene("repeat_call", g.text, "the constrained retry was "
+                                    + ("empty" if empty else "the same call again"),
+                                    "asked a last time without tools (as tool_choice none)")
+                    self._retry("plain", repeats, on_text)
+                    g = self._attempt(on_text)
+            elif (not parsed.calls and not parsed.content
+                  and assist.after_tool_results(self.req.messages)):
+                self._intervene("empty_reply", g.text, "no content and no call right after "
+                                "tool results", "asked again without tools (as tool_choice none)")
+                self._retry("plain", [], on_text)
+                g = self._attempt(on_text)
+        if g is first:
+            return g
+        # One reply for the client, usage summed over the attempts (each was generated).
+        used = self._usage_so_far
+        return Generation(g.text, g.finish_reason, prompt_tokens=used[0],
+                          completion_tokens=used[1], cached_tokens=g.cached_tokens,
+                          timings=g.timings)
+
+    def _split(self, text: str):
+        """(ParsedReply, the calls in it that repeat an answered call) for this attempt."""
+        if not self.use_tools:
+            return ParsedReply(text if self.mode == "normal" else clean_content(text), []), []
+        answer = assist.read_answer(text) if self.mode == "answer_or_call" else None
+        if answer is not None:
+            return ParsedReply(clean_content(answer), []), []
+        parsed = parse_tool_calls(text, self.req.tool_names)
+        repeats = [c for c in parsed.calls if assist.call_key(c.name, c.arguments) in self.answered]
+        return parsed, repeats
 
     def interpret(self, text: str) -> ParsedReply:
         """Split raw text into content + calls, keep at most the allowed number, give ids.
 
         CPU-bound (linear in the text): the server calls it in a worker thread.
         """
-        if self.use_tools:
-            parsed = parse_tool_calls(text, self.req.tool_names)
+        parsed, repeats = self._split(text)
+        if repeats:  # help on: a call already answered is not sent again
+            parsed.calls = [c for c in parsed.calls if c not in repeats]
+            self.repeats_dropped = repeats
+        if parsed.calls:
             keep = self.max_tool_calls if self.req.parallel_tool_calls else 1
             parsed.calls, self.calls_dropped = parsed.calls[:keep], parsed.calls[keep:]
-        else:
-            parsed = ParsedReply(text, [])
         self.parsed = parsed
         self.tool_calls = [{"id": new_call_id(), "type": "function",
                             "function": {"name": c.name, "arguments": c.arguments}}
@@ -132,6 +228,10 @@ class Turn:
                 "calls_dropped": [{"name": c.name, "arguments": c.arguments, "source": c.source}
                                   for c in self.calls_dropped],
                 "max_tool_calls": self.max_tool_calls,
+                "help": {"on": self.help, "interventions": self.interventions,
+                         "repeated_calls_dropped": [{"name": c.name, "arguments": c.arguments}
+                                                    for c in self.repeats_dropped],
+                         "attempts": self.attempts if self.interventions else []},
                 "finish_reason": self.finish_reason(), "engine_finish_reason": g.finish_reason if g
                 else None, "usage": self.usage() if g else None, "timings": g.timings if g else {}}
 
@@ -170,8 +270,13 @@ class Turn:
         """SSE lines for the engine's ("text", piece) … ("done", Generation) events."""
         yield self._chunk({"role": "assistant", "content": ""})
         hold = HoldBack(active=self.use_tools)
-        pieces, sent = [], []
+        pieces, sent, before = [], [], 0  # before: content sent by earlier attempts
         async for kind, value in events:
+            if kind == "text" and isinstance(value, Retry):
+                # A new attempt (help, see `assist`): hold all of it, send its content at the end.
+                pieces, before, hold = [], sum(map(len, sent)), HoldBack()
+                hold.holding = True
+                continue
             if kind == "text":
                 pieces.append(value)
                 safe = hold.feed(value)
@@ -189,9 +294,12 @@ class Turn:
         # with whatever followed it; the client still gets the calls, and debug() shows in
         # `content` everything that was sent.
         parsed = await asyncio.to_thread(self.interpret, self.raw_text)
-        released = sum(map(len, sent))
+        released = sum(map(len, sent)) - before
         end = len(self.raw_text) if parsed.calls_start is None else parsed.calls_start
-        rest = clean_content(self.raw_text[released:end]) if released < end else None
+        if self.mode != "normal":
+            rest = parsed.content  # a retry: nothing of it was sent yet
+        else:
+            rest = clean_content(self.raw_text[released:end]) if released < end else None
         if rest:
             sent.append(rest)
             yield self._chunk({"content": rest})

@@ -116,7 +116,7 @@ class ReplayEngine:
 
 @contextlib.contextmanager
 def serve_replay(texts_or_engine, api_key: str | None = None,
-                 limits: Limits | None = None) -> Iterator[str]:
+                 limits: Limits | None = None, help: bool = True) -> Iterator[str]:
     """Run the real app with a ReplayEngine on a free loopback port; yield its base URL.
 
     Example: with serve_replay(["Hello!"]) as url: url -> "http://127.0.0.1:41873/v1"
@@ -126,5 +126,5 @@ def serve_replay(texts_or_engine, api_key: str | None = None,
               else ReplayEngine(texts_or_engine))
     pool = ModelPool(lambda name: engine, engine.model)
     pool.load()  # like `python -m reactlab.server`: the default model is loaded before serving
-    with serve_in_thread(pool, api_key=api_key, limits=limits) as url:
+    with serve_in_thread(pool, api_key=api_key, limits=limits, help=help) as url:
         yield url

@@ -49,6 +49,7 @@ class ChatRequest:
     response_schema: dict | None = None  # from response_format json_object / json_schema
     debug: bool = False                # reactlab extension: "reactlab_debug": true
     cache_prompt: bool = True          # llama.cpp extension: false re-reads the whole prompt
+    help: bool = True                  # reactlab extension: "reactlab_help": false (see assist)
 
     @property
     def tool_names(self) -> list[str]:
@@ -259,4 +260,5 @@ def parse_body(raw: bytes, limits: Limits | None = None) -> ChatRequest:
         top_p=_number(body, "top_p", 0, 1), seed=_number(body, "seed", -(1 << 63), (1 << 64) - 1,
                                                           integer=True),
         stop=_stop(body), response_schema=_response_schema(body),
-        debug=_flag(body, "reactlab_debug", False), cache_prompt=_flag(body, "cache_prompt", True))
+        debug=_flag(body, "reactlab_debug", False), cache_prompt=_flag(body, "cache_prompt", True),
+        help=_flag(body, "reactlab_help", True))

@@ -1,0 +1,138 @@
+# %% [markdown]
+# # 09 · Frameworks on the same server — solutions
+# *One possible solution per exercise of [09 · Frameworks on the same server](../09_frameworks.ipynb). Model outputs are whatever this run produced.*
+
+# %% [markdown] lang="zh-CN"
+# # 09 · 同一台服务器上的框架——参考答案
+# *[09 · 同一台服务器上的框架](../09_frameworks.ipynb) 每道练习的一种可行解法。模型输出就是这次运行实际产生的结果。*
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import os
+
+import requests
+from langchain_core.messages import HumanMessage
+from langchain_core.tools import tool as lc_tool
+from langchain_openai import ChatOpenAI
+
+import reactlab
+from reactlab.exercises.nb09 import DEBUG_VIEW, check_1, check_2, check_3
+from reactlab.grader import Expected, grade
+from reactlab.recorder import ToolRecorder
+from reactlab.tools.weather import get_weather
+
+os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
+conn = reactlab.connect()
+KEY = conn.api_key or "not-needed"
+
+# %% [markdown]
+# ## 1. Two cities through LangChain
+#
+# The loop of section 3, with `no_repeat` (exercise 3) left out so the run shows what the model
+# did. The verdict says whether the answer covers both cities with their own figures; the
+# `calls` line says how the model asked for them.
+
+# %% [markdown] lang="zh-CN"
+# ## 1. 用 LangChain 问两个城市
+#
+# 就是第 3 节的循环，这里没有加 `no_repeat`（练习 3），好让这次运行如实展示模型做了什么。判定说明答案是否覆盖了两个城市、各自的数字是否对得上；`calls` 那一行说明模型是怎么请求它们的。
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def langchain_run(question, max_rounds=4, **chat_options):
+    """LangChain's bind_tools loop, graded: (RunResult, the last AIMessage)."""
+    rec = ToolRecorder()
+    tools = {t.name: t for t in [lc_tool(rec.wrap(get_weather))]}
+    llm = ChatOpenAI(base_url=conn.base_url, api_key=KEY, model=conn.model, temperature=0,
+                     max_tokens=300, max_retries=0, **chat_options).bind_tools(list(tools.values()))
+    messages = [HumanMessage(question)]
+    for _ in range(max_rounds):
+        ai = llm.invoke(messages)
+        messages.append(ai)
+        if not ai.tool_calls:
+            return rec.result(question, ai.content, framework="langchain"), ai
+        messages += [tools[call["name"]].invoke(call) for call in ai.tool_calls]
+    return rec.result(question, "", framework="langchain", status="max_steps"), ai
+
+
+two, _ = langchain_run("北京和广州现在哪里更热？")
+print("calls:", [(s.number, c.arguments) for s in two.steps for c in s.tool_calls])
+print("answer:", repr(two.answer))
+print(grade(two, Expected(parts=("北京", "广州"))))
+
+answer_1 = two
+check_1(answer_1)
+
+# %% [markdown]
+# The recorder numbers the calls one step each, in the order they ran, so two calls from one
+# reply look like two steps here (a simplification of `ToolRecorder`). Whatever the model did,
+# the check passes on a LangChain run with recorded calls; the verdict above is the answer key.
+#
+# ## 2. Read the help
+
+# %% [markdown] lang="zh-CN"
+# 记录器把每个调用算作一步，按执行顺序编号，所以同一条回复里的两个调用在这里看起来是两步（这是 `ToolRecorder` 的一个简化）。不论模型怎么做，只要是一次记录了调用的 LangChain 运行，检查就会通过；上面的判定才是标准答案。
+#
+# ## 2. 读懂帮助
+
+# %%
+def help_report(debug):
+    """One line per intervention of the server's help: rule, what the model wrote, what was done."""
+    steps = (debug.get("help") or {}).get("interventions", [])
+    return [f"{s['rule']}: the model wrote {s['model_wrote'][:70]!r} -> {s['action']}"
+            for s in steps]
+
+
+for line in help_report(DEBUG_VIEW):
+    print(line)
+last = requests.get(conn.base_url + "/debug/last", headers=conn.headers(), timeout=10)
+print("latest reply:", help_report(last.json()) if last.ok else "(no debug view here)")
+
+answer_2 = help_report
+check_2(answer_2)
+
+# %% [markdown]
+# ## 3. The guard on your side
+#
+# The key is the call's arguments as sorted JSON text, so `{"location": "广州"}` given twice is
+# one call. On a repeat the model gets its earlier result back, with a sentence it can act on.
+
+# %% [markdown] lang="zh-CN"
+# ## 3. 放在你这边的护栏
+#
+# 键是按键排序后的参数 JSON 文本，所以两次给出 `{"location": "广州"}` 算同一个调用。遇到重复时，模型拿回的是它先前的结果，外加一句它能照着做的话。
+
+# %%
+import functools
+import inspect
+import json
+
+
+def no_repeat(tool):
+    """`tool`, run once per distinct call; a repeat gets the earlier result back."""
+    seen = {}
+    signature = inspect.signature(tool)
+
+    @functools.wraps(tool)
+    def once(*args, **kwargs):
+        key = json.dumps(signature.bind(*args, **kwargs).arguments, sort_keys=True,
+                         ensure_ascii=False)
+        if key in seen:
+            return (f"You already called {tool.__name__}({key}) and got: {seen[key]} "
+                    f"Do not call it again: answer from this result.")
+        seen[key] = tool(*args, **kwargs)
+        return seen[key]
+
+    return once
+
+
+answer_3 = no_repeat
+check_3(answer_3)
+
+# %% [markdown]
+# To give it to a framework, wrap the recorded tool: `lc_tool(no_repeat(rec.wrap(get_weather)))`.
+# `functools.wraps` keeps the name, the docstring and (through `__wrapped__`) the signature the
+# framework reads to build the schema. The recorder still sees only the calls that ran.
+
+# %% [markdown] lang="zh-CN"
+# 要把它交给某个框架，就包住记录过的工具：`lc_tool(no_repeat(rec.wrap(get_weather)))`。`functools.wraps` 保留了名字、docstring，以及（通过 `__wrapped__`）框架生成 schema 时要读的签名。记录器看到的仍然只是真正执行了的调用。
