@@ -68,6 +68,29 @@ def free_port(host: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
+def params(xlc, path: Path, n_ctx: int = 8192, threads: int = 2, parallel: int = 1):
+    """xllamacpp's CommonParams for one engine: `parallel` slots of `n_ctx` tokens each.
+
+    Example: params(xllamacpp, path, 8192, 2, 4).n_ctx -> 32768 (4 slots x 8192)
+    """
+    p = xlc.CommonParams()
+    p.model.path = str(path)
+    # llama.cpp gives each slot n_ctx / n_parallel unless the KV cache is unified; asking for
+    # n_ctx per slot keeps a prompt that fits one slot fitting N.
+    p.n_parallel = parallel
+    p.n_ctx = n_ctx * parallel
+    p.kv_unified = False
+    p.warmup = False
+    p.cpuparams.n_threads = p.cpuparams_batch.n_threads = threads
+    # Creating the engine also opens llama.cpp's own HTTP listener: keep it on loopback, on a
+    # port of its own, locked with a random key nobody knows, and quiet.
+    p.port = free_port()
+    p.api_keys = [secrets.token_hex(16)]
+    p.ui = False
+    p.verbosity = -1
+    return p
+
+
 class XllamacppEngine:
     """llama.cpp in-process. Example: XllamacppEngine("1.5b").generate("<|im_start|>…", …)"""
 
@@ -76,28 +99,14 @@ class XllamacppEngine:
     def __init__(self, model: str, path: str | Path | None = None, n_ctx: int = 8192,
                  threads: int = 2, parallel: int = 1):
 
+        if parallel < 1:
+            raise EngineError(f"parallel must be at least 1 slot, not {parallel}.")
         self.model = resolve_name(model)
         self.path = Path(path) if path else ensure_model(self.model)
         self.template = ChatTemplate.from_gguf(self.path)  # reads metadata: catches a bad file fast
         import xllamacpp as xlc
 
-        p = xlc.CommonParams()
-        p.model.path = str(self.path)
-        if parallel < 1:
-            raise EngineError(f"parallel must be at least 1 slot, not {parallel}.")
-        # Context per slot is n_ctx / n_parallel in llama.cpp unless the KV cache is unified:
-        # ask for n_ctx per slot.
-        p.n_parallel = parallel
-        p.n_ctx = n_ctx * parallel
-        p.kv_unified = False
-        p.warmup = False
-        p.cpuparams.n_threads = p.cpuparams_batch.n_threads = threads
-        # Creating the engine also opens llama.cpp's own HTTP listener: keep it on loopback, on
-        # a port of its own, locked with a random key nobody knows, and quiet.
-        p.port = free_port()
-        p.api_keys = [secrets.token_hex(16)]
-        p.ui = False
-        p.verbosity = -1
+        p = params(xlc, self.path, n_ctx, threads, parallel)
         try:
             self._server = xlc.Server(p)
         except RuntimeError:

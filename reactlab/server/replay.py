@@ -22,8 +22,8 @@ which one takes the next scripted text depends on timing: give such tests callab
 answer from the prompt.
 
 Token counts are approximations (the piece count); `cached_tokens` is the common prefix with
-the prompt last read by the same slot, like llama.cpp's prompt cache, and a request takes the
-free slot whose last prompt shares the longest prefix with it, as llama.cpp does. This module
+the prompt last read by the same slot, like llama.cpp's prompt cache; a request takes a free
+slot as llama.cpp does (the longest shared prefix, else the least recently used slot). This module
 does not load a model and does not check a script against the tools: it replays what you
 wrote. Used by the tests and by `benchmarks/load_test.py --engine replay`.
 """
@@ -76,14 +76,21 @@ class ReplayEngine:
             self.active = self.max_active = 0
             self._cache: list[list[str]] = [[] for _ in range(self.parallel)]  # per slot
             self._free = list(range(self.parallel))
+            self._used, self._clock = [0] * self.parallel, 0  # when each slot was last taken
         return self
 
     def _take_slot(self, prompt: list[str]) -> int | None:
-        """The free slot whose cached prompt shares the longest prefix (caller holds the lock)."""
+        """A free slot, chosen as llama.cpp does (the caller holds the lock): the one whose
+        cached prompt shares the longest prefix, if that is over a tenth of the prompt
+        (`slot_prompt_similarity`), else the least recently used."""
         if not self._free:  # more callers than slots (no scheduler in front): no cache
             return None
-        best = max(self._free, key=lambda i: (_common(prompt, self._cache[i]), -i))
+        best = max(self._free, key=lambda i: _common(prompt, self._cache[i]))
+        if _common(prompt, self._cache[best]) <= 0.1 * len(prompt):
+            best = min(self._free, key=lambda i: self._used[i])
         self._free.remove(best)
+        self._clock += 1
+        self._used[best] = self._clock
         return best
 
     def generate(self, prompt: str, *, max_tokens: int = 256, stop=(), on_text=None,
