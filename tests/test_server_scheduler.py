@@ -354,3 +354,43 @@ def test_the_engine_settings_exist_in_the_installed_xllamacpp(tmp_path):
     xlc = pytest.importorskip("xllamacpp", reason="the local extra is not installed")
     p = engines.params(xlc, tmp_path / "m.gguf", 8192, 2, 3)  # settings only: no model loads
     assert (p.n_parallel, p.n_ctx, p.kv_unified, p.cont_batching) == (3, 3 * 8192, False, True)
+
+
+# --- benchmarks/load_test.py, end to end on the replay engine --------------------------------
+
+def test_the_load_test_runs_end_to_end_on_the_replay_engine(tmp_path):
+    from benchmarks import load_test
+
+    out = tmp_path / "load.md"
+    code = load_test.main(["--engine", "replay", "--replay-delay", "0", "--slots", "1,2",
+                           "--levels", "3", "--out", str(out)])
+    assert code == 0
+    records = [json.loads(line) for line in (tmp_path / "load_runs.jsonl").read_text(
+        encoding="utf-8").splitlines()]
+    levels = [r for r in records if r["kind"] == "level"]
+    assert [(r["slots"], r["sessions"], r["completed"], r["lost"], r["malformed"], r["solved"])
+            for r in levels] == [(1, 3, 3, 0, 0, 3), (2, 3, 3, 0, 0, 3)]
+    sessions = [r for r in records if r["kind"] == "session"]
+    assert len(sessions) == 6 and all(r["responses"] for r in sessions)
+    text = out.read_text(encoding="utf-8")
+    assert "1 slot vs 2 slots" in text and "Replay engine" in text
+
+
+def test_the_load_test_flags_a_malformed_response():
+    from types import SimpleNamespace as NS
+
+    from benchmarks.load_test import percentile, problem
+
+    usage = NS(prompt_tokens=10, completion_tokens=2, total_tokens=12)
+    message = NS(role="assistant", content="hi", tool_calls=None)
+    good = NS(object="chat.completion", id="chatcmpl-1", model=MODEL, usage=usage,
+              choices=[NS(message=message, finish_reason="stop")])
+    assert problem(good, MODEL) is None
+    assert "finish_reason" in problem(NS(**{**vars(good), "choices": [
+        NS(message=message, finish_reason="cancelled")]}), MODEL)
+    assert "model" in problem(NS(**{**vars(good), "model": "other"}), MODEL)
+    assert "usage" in problem(NS(**{**vars(good), "usage": NS(
+        prompt_tokens=10, completion_tokens=2, total_tokens=99)}), MODEL)
+    assert problem(NS(**{**vars(good), "choices": []}), MODEL).startswith("IndexError")
+    assert (percentile([], 50), percentile([1, 2, 3, 4], 50), percentile([1, 2, 3, 4], 95)) == (
+        0.0, 2, 4)
