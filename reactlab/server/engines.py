@@ -16,17 +16,21 @@ prompt cache keeps the longest common prefix of the previous prompt, which is wh
 step 5 of an agent cheap; `Generation.cached_tokens` reports how much was reused.
 
 `parallel=N` gives llama.cpp N slots (its server's `--parallel`): N generations decode
-together in one batch (continuous batching), which on a CPU costs little more per step than
-one, so N agents share the machine's memory bandwidth instead of queueing. Each slot has its
-own `n_ctx` tokens of KV cache (the pool is `n_ctx * N`, not unified: a prompt that fits with
-one slot fits with N, and no slot can starve another) and its own prompt cache; llama.cpp
-gives a request the idle slot whose cached prompt shares the longest prefix with it
-(`slot_prompt_similarity`), so an agent's next step usually lands where its last one was.
-Memory: about 28 KB of KV cache per token for the 1.5B (f16), 224 MB per 8192-token slot.
-`generate` keeps nothing of a call on `self`, so N threads may call it at once.
+together in one batch (continuous batching). On a CPU each step mostly reads the weights, so
+a batch of N should cost far less than N steps (not measured here: benchmarks/load_test.py
+measures it). Each slot has its own `n_ctx` tokens of KV cache (the pool is `n_ctx * N`, not
+unified: a prompt that fits one slot fits N, and no conversation can crowd out another) and
+its own prompt cache. llama.cpp gives a request the idle slot whose cached prompt shares the
+longest prefix with it (`slot_prompt_similarity`), so an agent's next step goes back to the
+slot holding its last prompt when that slot is idle. Pinning a conversation to a slot
+(`id_slot`) is deliberately not done: the request would wait for that one slot even with
+others free. Memory: about 28 KB of KV cache per token for the 1.5B (f16), 224 MB per
+8192-token slot. `generate` keeps nothing of a call on `self`, so N threads may call it at
+once.
 
-This module does not queue requests (`scheduler` does) and does not know about HTTP.
-Introduced in notebook 06 (under the hood).
+This module does not queue requests (`scheduler` does) and does not know about HTTP. No
+notebook imports it: notebook 06 (under the hood) shows what it reads and writes, the rendered
+prompt and the raw text.
 """
 
 from __future__ import annotations

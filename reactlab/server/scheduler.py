@@ -17,7 +17,10 @@ cancelled), the `finally` below sets that request's flag; the engine's `on_text`
 it and returns True, llama.cpp stops that generation only, and its slot is released for the
 next request. A request still waiting for a slot when its client leaves never starts.
 
-This module does not build prompts or responses (`chat` does). Introduced in notebook 06.
+This module does not build prompts or responses (`chat` does), and does not pick a slot for a
+request: llama.cpp does (see `engines`). No notebook imports it: notebook 06 looks under the
+hood of the server it belongs to, and TEACHING.md ("A class on one server") explains
+`--parallel`.
 """
 
 from __future__ import annotations
