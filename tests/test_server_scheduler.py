@@ -3,8 +3,9 @@ reply, a client that leaves frees its slot, and /health counts slots, running an
 
 Driven through the real `openai` SDK against the replay engine (no model). Concurrency is
 observed with counters (the engine's `max_active`, the scheduler's `running`), never timed;
-gates (a scripted reply that waits for an event) hold a generation open while the test
-looks.
+gates (a scripted reply that waits for an event) hold a generation open while the test looks,
+and barriers make requests meet inside the engine, so a loaded machine cannot make them miss
+each other.
 """
 
 from __future__ import annotations
@@ -154,18 +155,41 @@ def test_a_failing_call_frees_its_slot():
 
 # --- slots through the server ---------------------------------------------------------------
 
-@pytest.mark.parametrize("parallel", [1, 4])
-def test_concurrent_requests_overlap_up_to_the_slot_count(parallel):
-    engine = ReplayEngine([echo] * 4, delay=0.005, parallel=parallel)
+def meeting(n: int):
+    """A script entry that answers like `echo` once `n` requests are generating at once.
+
+    Four slow requests would overlap anyway; the barrier makes it certain on a loaded machine
+    (and fails with a 500 if they never all run together)."""
+    barrier = threading.Barrier(n, timeout=20)
+
+    def reply(prompt):
+        barrier.wait()
+        return echo(prompt)
+
+    return reply
+
+
+def test_four_slots_run_four_requests_together():
+    engine = ReplayEngine([meeting(4)] * 4, parallel=4)
     with serve_replay(engine) as url:
         client = client_for(url)
         replies = in_threads(lambda tag: client.chat.completions.create(
             model=MODEL, messages=ask(tag)).choices[0].message.content,
             [(f"client-{i}",) for i in range(4)])
-        assert health(url)["slots"] == parallel
-    # four slow requests at once: with 4 slots all four were generating together, with one
-    # slot never two (the counter is the engine's own, not a clock)
-    assert engine.max_active == parallel
+        assert health(url)["slots"] == 4
+    assert engine.max_active == 4  # the engine's own counter of overlapping generations
+    assert replies == [echo(f"client-{i}") for i in range(4)]
+
+
+def test_one_slot_never_runs_two_requests_together():
+    engine = ReplayEngine([echo] * 4, delay=0.002, parallel=1)
+    with serve_replay(engine) as url:
+        client = client_for(url)
+        replies = in_threads(lambda tag: client.chat.completions.create(
+            model=MODEL, messages=ask(tag)).choices[0].message.content,
+            [(f"client-{i}",) for i in range(4)])
+        assert health(url)["slots"] == 1
+    assert engine.max_active == 1
     assert replies == [echo(f"client-{i}") for i in range(4)]
 
 
@@ -174,7 +198,14 @@ def test_every_concurrent_reply_is_its_own_streamed_or_not_with_tool_calls_too()
     script = [echo if i % 3 else call_for for i in range(n)]
     engine = ReplayEngine([], delay=0.002, parallel=4)
 
+    meet, arrived, lock = threading.Barrier(4, timeout=20), [], threading.Lock()
+
     def route(prompt):  # texts are taken in arrival order: decide by the request itself
+        with lock:
+            arrived.append(prompt)
+            first = len(arrived) <= 4
+        if first:  # the first four generate together, so their pieces surely interleave
+            meet.wait()
         i = int(last_tag(prompt).split("-")[1])
         return script[i](prompt)
 
@@ -198,7 +229,7 @@ def test_every_concurrent_reply_is_its_own_streamed_or_not_with_tool_calls_too()
             return message.content or "", args
 
         results = in_threads(one, [(i,) for i in range(n)])
-    assert engine.max_active > 1  # they did overlap
+    assert engine.max_active == 4  # they did overlap, never more than the slots
     for i, (text, args) in enumerate(results):
         tag = f"client-{i}"
         if i % 3 == 0:
