@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="require 'Authorization: Bearer KEY' (needed off loopback)")
     p.add_argument("--threads", type=int, default=2, help="CPU threads for the engine")
     p.add_argument("--ctx", type=int, default=8192, help="context size in tokens, per slot")
-    p.add_argument("--parallel", default=None,
+    p.add_argument("--parallel", default=None, metavar="N",
                    help="generations at once, each in its own llama.cpp slot (default 1; env "
                         "REACTLAB_PARALLEL; a class server: 4-8)")
     defaults = Limits()

@@ -9,7 +9,7 @@ gives the engine N slots (llama.cpp's continuous batching decodes them together,
 or less: a simplification, `threading.Semaphore` promises no strict fairness.
 
 `running` counts the generations in progress, `waiting` the requests queued for a slot;
-`/health` reports both with `slots`.
+`/health` reports them as `running` and `queued`, with `slots` and `busy` (all slots taken).
 
 Generated text travels from the worker thread to the event loop through an `asyncio.Queue`,
 one per request. When the consumer goes away (a streaming client disconnects, its task is
