@@ -1,6 +1,6 @@
 """`reactlab` command: serve, start, stop, status, model, check.
 
-    reactlab serve [--host H --port N --model NAME]   the local server in the foreground
+    reactlab serve [--host H --port N --parallel N]    the local server in the foreground
     reactlab start                                     start it in the background (or reuse it)
     reactlab stop                                      stop the background server
     reactlab status                                    is it up, which model

@@ -223,3 +223,41 @@ def test_class_address_is_what_students_type():
     assert class_address("fe80::1") == "[fe80::1]"
     wildcard = class_address("0.0.0.0")
     assert wildcard != "0.0.0.0" and wildcard  # an address of this machine, or the placeholder
+
+
+# --- parallel slots ---------------------------------------------------------------------------
+
+def test_parallel_comes_from_the_flag_then_the_environment_then_one(monkeypatch):
+    from reactlab.server.__main__ import _parallel, _parser
+
+    monkeypatch.delenv("REACTLAB_PARALLEL", raising=False)
+    assert _parallel(_parser().parse_args([])) == 1
+    monkeypatch.setenv("REACTLAB_PARALLEL", "6")
+    assert _parallel(_parser().parse_args([])) == 6
+    assert _parallel(_parser().parse_args(["--parallel", "2"])) == 2
+
+
+@pytest.mark.parametrize("args,env,words", [
+    (["--parallel", "0"], {}, "Bad --parallel '0'"),
+    (["--parallel", "four"], {}, "Bad --parallel 'four'"),
+    ([], {"REACTLAB_PARALLEL": "-3"}, "Bad REACTLAB_PARALLEL '-3'"),
+    (["--replay-delay", "-1"], {}, "Bad --replay-delay -1"),
+])
+def test_a_bad_slot_count_or_delay_is_one_sentence(args, env, words):
+    proc = subprocess.run([sys.executable, "-m", "reactlab.server", "--port", str(free_port()),
+                           "--engine", "replay", *args], check=False, capture_output=True,
+                          text=True, timeout=60, env={**os.environ, **env})
+    line = one_sentence(proc)
+    assert words in line and ("at least 1" in line or "0 or more" in line)
+
+
+def test_a_replay_server_with_slots_reports_them(tmp_path):
+    proc, port = start_replay_server(tmp_path, ["a", "b"], env={"REACTLAB_PARALLEL": "3"})
+    try:
+        health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).json()
+        assert (health["slots"], health["running"], health["queued"], health["busy"]) == (
+            3, 0, 0, False)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
+    assert "3 slots" in proc.stderr.read()

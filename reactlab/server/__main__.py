@@ -2,6 +2,7 @@
 
     python -m reactlab.server --host 127.0.0.1 --port 18765 --model qwen2.5-coder-1.5b-instruct
     python -m reactlab.server --engine replay --replay-file replies.json   # a JSON list of texts
+    python -m reactlab.server --host 0.0.0.0 --parallel 4                 # a class: 4 at once
     reactlab serve …                                                      # the same, via the CLI
 
 It binds the port first (so a taken port fails at once), loads the default model (so a
@@ -14,6 +15,14 @@ REACTLAB_MAX_BODY_BYTES, REACTLAB_UPLOAD_TIMEOUT and REACTLAB_MAX_TOOL_CALLS; fl
 
 After tool results the server helps the small model (no repeated call, no empty reply: see
 `assist`); `--no-help` (or REACTLAB_SERVER_HELP=0) serves the model's replies as they are.
+
+Generations at once: `--parallel N` (or REACTLAB_PARALLEL; the flag wins), default 1. With
+N > 1 the engine gets N llama.cpp slots decoded together (continuous batching), each with
+its own `--ctx` tokens of context and prompt cache, so N agents progress at once instead of
+queueing; it costs N times the KV cache (about 224 MB per slot for the 1.5B at 8192 tokens).
+One slot is the default because a learner's laptop serves one learner, whose agent sends one
+request at a time: more slots would only reserve memory. A class server wants 4-8
+(benchmarks/load_test.py measures it; TEACHING.md, "A class on one server").
 
 Listening beyond loopback (`--host 0.0.0.0`) needs an API key (`--api-key` or the
 `REACTLAB_SERVER_KEY` environment variable): otherwise anyone on the network could use it.
@@ -59,10 +68,15 @@ def _parser() -> argparse.ArgumentParser:
                                   "assembled weights (a Qwen2.5 instruct model)")
     p.add_argument("--engine", choices=("xllamacpp", "replay"), default="xllamacpp")
     p.add_argument("--replay-file", help="JSON list of raw model texts (with --engine replay)")
+    p.add_argument("--replay-delay", type=float, default=0.0,
+                   help="seconds per replayed piece of text, to make replies take time")
     p.add_argument("--api-key", default=os.environ.get("REACTLAB_SERVER_KEY") or None,
                    help="require 'Authorization: Bearer KEY' (needed off loopback)")
     p.add_argument("--threads", type=int, default=2, help="CPU threads for the engine")
-    p.add_argument("--ctx", type=int, default=8192, help="context size in tokens")
+    p.add_argument("--ctx", type=int, default=8192, help="context size in tokens, per slot")
+    p.add_argument("--parallel", default=None, metavar="N",
+                   help="generations at once, each in its own llama.cpp slot (default 1; env "
+                        "REACTLAB_PARALLEL; a class server: 4-8)")
     defaults = Limits()
     p.add_argument("--max-body-bytes", type=int, default=None,
                    help=f"refuse bodies larger than this with 413 (default "
@@ -142,7 +156,8 @@ def _factory(args):
             raise StartupError(f"Cannot read the replay file {args.replay_file}: {exc}.") from None
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise StartupError(f"{args.replay_file} must hold a JSON list of strings.")
-        engine = ReplayEngine(texts, model=args.model or DEFAULT_MODEL)
+        engine = ReplayEngine(texts, model=args.model or DEFAULT_MODEL, delay=args.replay_delay,
+                              parallel=args.parallel)
         return lambda name: engine
 
 
@@ -150,7 +165,8 @@ def _factory(args):
 
     def build(name: str):
         path = args.gguf if args.gguf and name == default else None
-        return XllamacppEngine(name, path=path, n_ctx=args.ctx, threads=args.threads)
+        return XllamacppEngine(name, path=path, n_ctx=args.ctx, threads=args.threads,
+                               parallel=args.parallel)
 
     return build
 
@@ -178,11 +194,32 @@ def _limits(args) -> Limits:
         raise StartupError(f"Bad limit: {exc} Give a positive number.") from None
 
 
+def _parallel(args) -> int:
+    """Slots: the flag, else REACTLAB_PARALLEL, else 1. Example: --parallel 4 -> 4"""
+    given = args.parallel if args.parallel is not None else os.environ.get("REACTLAB_PARALLEL")
+    where = "--parallel" if args.parallel is not None else "REACTLAB_PARALLEL"
+    if given in (None, ""):
+        return 1
+    try:
+        slots = int(given)
+    except ValueError:
+        slots = 0
+    if slots < 1:
+        raise StartupError(f"Bad {where} {given!r}: give the number of generations to run at "
+                           f"once, a whole number of at least 1 (1 for one learner, 4-8 for a "
+                           f"class).")
+    return slots
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the server until stopped. Returns the exit code (2 for any start-up problem)."""
     args = _parser().parse_args(argv)
     try:
         limits = _limits(args)
+        args.parallel = _parallel(args)
+        if args.replay_delay < 0:
+            raise StartupError(f"Bad --replay-delay {args.replay_delay:g}: give seconds per "
+                               f"piece, 0 or more.")
         if not _is_loopback(args.host) and not args.api_key:
             raise StartupError(f"Refusing to listen on {args.host} without an API key: anyone "
                                f"on the network could use this machine's model. Pass --api-key "
@@ -203,10 +240,13 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
 
-    app = create_app(pool, api_key=args.api_key, limits=limits, help=args.help)
+    app = create_app(pool, api_key=args.api_key, limits=limits, parallel=args.parallel,
+                     help=args.help)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"reactlab server: {pool.default} ({args.engine}) on http://{host}:{args.port}/v1 "
-          f"(pid {os.getpid()}{'' if args.help else ', help off'})", file=sys.stderr, flush=True)
+    slots = f", {args.parallel} slots" if args.parallel > 1 else ""
+    print(f"reactlab server: {pool.default} ({args.engine}{slots}) on http://{host}:{args.port}"
+          f"/v1 (pid {os.getpid()}{'' if args.help else ', help off'})", file=sys.stderr,
+          flush=True)
     if not _is_loopback(args.host):  # a class server: say what students and the teacher use
         base = f"http://{class_address(args.host)}:{args.port}"
         print(f"reactlab server: students set REACTLAB_PROVIDER=classroom, OPENAI_BASE_URL="

@@ -3,7 +3,9 @@
 Endpoints:
 
 - `GET /health` -> {"status": "ok", "server": "reactlab", "model": <default>, "pid": …,
-  "engine": "xllamacpp" | "replay", "models_loaded": […], "busy": …, "queued": …}
+  "engine": "xllamacpp" | "replay", "models_loaded": […], "slots": <generations at once,
+  `--parallel`>, "running": <generations now>, "queued": <requests waiting for a slot>,
+  "busy": <every slot taken: a new request waits>}
 - `GET /v1/models` -> the local models (OpenAI's list shape; `loaded` and `default` added).
 - `POST /v1/chat/completions` -> OpenAI's chat completion, non-stream or SSE stream, with
   `tools`, `tool_choice`, `parallel_tool_calls`, `stop`, `max_tokens`, `temperature`, `top_p`,
@@ -168,13 +170,13 @@ async def _client_gone(request: Request) -> None:
         pass
 
 
-def create_app(pool: ModelPool, api_key: str | None = None,
-               limits: Limits | None = None, help: bool = True) -> FastAPI:
-    """The ASGI app around `pool` (engines by model name). Example: see `replay.serve_replay`.
-
-    `help=False` turns the small-model help (`assist`) off for every request.
-    """
-    scheduler = Scheduler()
+def create_app(pool: ModelPool, api_key: str | None = None, limits: Limits | None = None,
+               parallel: int = 1, help: bool = True) -> FastAPI:
+    """The ASGI app around `pool` (engines by model name), running up to `parallel`
+    generations at once (the engines must have as many slots). Example: see
+    `replay.serve_replay`. `help=False` turns the small-model help (`assist`) off for every
+    request."""
+    scheduler = Scheduler(slots=parallel)
     limits = (limits or Limits()).checked()
 
     @contextlib.asynccontextmanager
@@ -215,8 +217,9 @@ def create_app(pool: ModelPool, api_key: str | None = None,
         kinds = sorted({getattr(e, "kind", "?") for e in pool.engines.values()})
         return {"status": "ok", "server": "reactlab", "version": _version(),
                 "model": pool.default, "pid": os.getpid(), "engine": ",".join(kinds) or None,
-                "models_loaded": list(pool.engines), "busy": scheduler.busy,
-                "queued": scheduler.waiting, "uptime_s": round(time.time() - started, 1)}
+                "models_loaded": list(pool.engines), "slots": scheduler.slots,
+                "running": scheduler.running, "queued": scheduler.waiting,
+                "busy": scheduler.busy, "uptime_s": round(time.time() - started, 1)}
 
     @app.get("/v1/models")
     async def models():
@@ -288,7 +291,8 @@ async def _stream(app: FastAPI, turn: Turn, events):
 
 @contextlib.contextmanager
 def serve_in_thread(pool: ModelPool, api_key: str | None = None,
-                    limits: Limits | None = None, help: bool = True) -> Iterator[str]:
+                    limits: Limits | None = None, parallel: int = 1,
+                    help: bool = True) -> Iterator[str]:
     """Serve `create_app(pool)` on a free loopback port in a daemon thread; yield the base URL.
 
     Example: with serve_in_thread(pool) as url: url -> "http://127.0.0.1:41873/v1"
@@ -300,7 +304,7 @@ def serve_in_thread(pool: ModelPool, api_key: str | None = None,
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # see __main__
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = create_app(pool, api_key=api_key, limits=limits, help=help)
+    app = create_app(pool, api_key=api_key, limits=limits, parallel=parallel, help=help)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
                                            http=protocol(limits.upload_timeout)))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,

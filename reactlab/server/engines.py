@@ -15,8 +15,22 @@ generation (the server does that when a streaming client goes away).
 prompt cache keeps the longest common prefix of the previous prompt, which is what makes
 step 5 of an agent cheap; `Generation.cached_tokens` reports how much was reused.
 
-This module does not queue requests (`scheduler` does) and does not know about HTTP.
-Introduced in notebook 06 (under the hood).
+`parallel=N` gives llama.cpp N slots (its server's `--parallel`): N generations decode
+together in one batch (continuous batching). On a CPU each step mostly reads the weights, so
+a batch of N should cost far less than N steps (not measured here: benchmarks/load_test.py
+measures it). Each slot has its own `n_ctx` tokens of KV cache (the pool is `n_ctx * N`, not
+unified: a prompt that fits one slot fits N, and no conversation can crowd out another) and
+its own prompt cache. llama.cpp gives a request the idle slot whose cached prompt shares the
+longest prefix with it (`slot_prompt_similarity`), so an agent's next step goes back to the
+slot holding its last prompt when that slot is idle. Pinning a conversation to a slot
+(`id_slot`) is deliberately not done: the request would wait for that one slot even with
+others free. Memory: about 28 KB of KV cache per token for the 1.5B (f16), 224 MB per
+8192-token slot. `generate` keeps nothing of a call on `self`, so N threads may call it at
+once.
+
+This module does not queue requests (`scheduler` does) and does not know about HTTP. No
+notebook imports it: notebook 06 (under the hood) shows what it reads and writes, the rendered
+prompt and the raw text.
 """
 
 from __future__ import annotations
@@ -58,30 +72,45 @@ def free_port(host: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
+def params(xlc, path: Path, n_ctx: int = 8192, threads: int = 2, parallel: int = 1):
+    """xllamacpp's CommonParams for one engine: `parallel` slots of `n_ctx` tokens each.
+
+    Example: params(xllamacpp, path, 8192, 2, 4).n_ctx -> 32768 (4 slots x 8192)
+    """
+    p = xlc.CommonParams()
+    p.model.path = str(path)
+    # llama.cpp gives each slot n_ctx / n_parallel unless the KV cache is unified; asking for
+    # n_ctx per slot keeps a prompt that fits one slot fitting N.
+    p.n_parallel = parallel
+    p.n_ctx = n_ctx * parallel
+    p.kv_unified = False
+    p.warmup = False
+    p.cpuparams.n_threads = p.cpuparams_batch.n_threads = threads
+    # Creating the engine also opens llama.cpp's own HTTP listener: keep it on loopback, on a
+    # port of its own, locked with a random key nobody knows, and quiet.
+    p.port = free_port()
+    p.api_keys = [secrets.token_hex(16)]
+    p.ui = False
+    p.verbosity = -1
+    return p
+
+
 class XllamacppEngine:
     """llama.cpp in-process. Example: XllamacppEngine("1.5b").generate("<|im_start|>…", …)"""
 
     kind = "xllamacpp"
 
     def __init__(self, model: str, path: str | Path | None = None, n_ctx: int = 8192,
-                 threads: int = 2):
+                 threads: int = 2, parallel: int = 1):
 
+        if parallel < 1:
+            raise EngineError(f"parallel must be at least 1 slot, not {parallel}.")
         self.model = resolve_name(model)
         self.path = Path(path) if path else ensure_model(self.model)
         self.template = ChatTemplate.from_gguf(self.path)  # reads metadata: catches a bad file fast
         import xllamacpp as xlc
 
-        p = xlc.CommonParams()
-        p.model.path = str(self.path)
-        p.n_ctx = n_ctx
-        p.warmup = False
-        p.cpuparams.n_threads = p.cpuparams_batch.n_threads = threads
-        # Creating the engine also opens llama.cpp's own HTTP listener: keep it on loopback, on
-        # a port of its own, locked with a random key nobody knows, and quiet.
-        p.port = free_port()
-        p.api_keys = [secrets.token_hex(16)]
-        p.ui = False
-        p.verbosity = -1
+        p = params(xlc, self.path, n_ctx, threads, parallel)
         try:
             self._server = xlc.Server(p)
         except RuntimeError:
@@ -89,12 +118,16 @@ class XllamacppEngine:
                       "Delete it and start again to re-assemble it from the weight packages.")
             raise EngineError(f"llama.cpp could not load {self.path}: the file is corrupt or not "
                               f"a model llama.cpp supports. {advice}") from None
-        self.n_ctx = n_ctx
+        self.n_ctx = n_ctx  # per slot
+        self.parallel = parallel
 
     def generate(self, prompt: str, *, max_tokens: int = 256, temperature: float = 0.0,
                  top_p: float | None = None, seed: int | None = None, stop=(),
                  json_schema: dict | None = None, cache_prompt: bool = True,
                  on_text: OnText | None = None) -> Generation:
+        # Safe from several threads at once: everything of this call lives in locals, and
+        # xllamacpp's handle_completions releases the GIL and builds a request of its own per
+        # call, handed to llama.cpp's task queue like one from its own HTTP threads.
         body = {"prompt": prompt, "max_tokens": max_tokens, "temperature": temperature,
                 "stop": [END_OF_TURN, *stop], "stream": True, "cache_prompt": cache_prompt}
         for key, value in (("top_p", top_p), ("seed", seed), ("json_schema", json_schema)):

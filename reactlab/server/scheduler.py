@@ -1,17 +1,26 @@
-"""Who gets the engine, and when: one generation at a time, models loaded on first use.
+"""Who gets the engine, and when: up to `slots` generations at once, models loaded on first use.
 
-A 2-core machine runs one generation well and two badly, so every engine call takes one
-lock, in a worker thread (llama.cpp blocks; the event loop must keep answering `/health` and
-other clients meanwhile). Waiting requests queue on that lock in arrival order, more or less:
-a simplification, `threading.Lock` promises no strict fairness.
+Every engine call runs in a worker thread (llama.cpp blocks; the event loop must keep
+answering `/health` and other clients meanwhile) and first takes one of `slots` permits of a
+semaphore. With one slot (the default, a learner's laptop) that is one generation at a time:
+a 2-core machine runs one well and two badly. A class server started with `--parallel N`
+gives the engine N slots (llama.cpp's continuous batching decodes them together, see
+`engines`), and the semaphore lets N calls in at once; the rest wait, in arrival order more
+or less: a simplification, `threading.Semaphore` promises no strict fairness.
 
-Generated text travels from the worker thread to the event loop through an `asyncio.Queue`.
-When the consumer goes away (a streaming client disconnects, its task is cancelled), the
-`finally` below sets a flag; the engine's `on_text` callback sees it and returns True, llama.cpp
-stops, and the lock is released for the next request. A request still waiting in the queue
-when its client leaves never starts.
+`running` counts the generations in progress, `waiting` the requests queued for a slot;
+`/health` reports them as `running` and `queued`, with `slots` and `busy` (all slots taken).
 
-This module does not build prompts or responses (`chat` does). Introduced in notebook 06.
+Generated text travels from the worker thread to the event loop through an `asyncio.Queue`,
+one per request. When the consumer goes away (a streaming client disconnects, its task is
+cancelled), the `finally` below sets that request's flag; the engine's `on_text` callback sees
+it and returns True, llama.cpp stops that generation only, and its slot is released for the
+next request. A request still waiting for a slot when its client leaves never starts.
+
+This module does not build prompts or responses (`chat` does), and does not pick a slot for a
+request: llama.cpp does (see `engines`). No notebook imports it: notebook 06 looks under the
+hood of the server it belongs to, and TEACHING.md ("A class on one server") explains
+`--parallel`.
 """
 
 from __future__ import annotations
@@ -27,17 +36,28 @@ from reactlab.server.weights import ALIASES, MODELS, WeightsError, resolve_name
 
 
 class Scheduler:
-    """Run engine calls one at a time. Example: `async for kind, value in s.events(fn): …`"""
+    """Run up to `slots` engine calls at once. Example: `async for kind, v in s.events(fn): …`"""
 
-    def __init__(self, max_waiting: int = 64):
-        self._lock = threading.Lock()
+    def __init__(self, slots: int = 1, max_waiting: int = 64):
+        if not isinstance(slots, int) or isinstance(slots, bool) or slots < 1:
+            raise ValueError(f"slots must be a whole number of at least 1, not {slots!r}.")
+        self.slots = slots
+        self._slots = threading.Semaphore(slots)
         self._count_lock = threading.Lock()
-        self._executor = ThreadPoolExecutor(max_waiting, thread_name_prefix="reactlab-engine")
-        self.waiting = 0   # requests queued for the engine
-        self.busy = False  # a generation is running
+        # One thread per running or waiting request: past `slots + max_waiting` of them, a
+        # request waits for a thread before it even counts as waiting (a simplification).
+        self._executor = ThreadPoolExecutor(slots + max_waiting,
+                                            thread_name_prefix="reactlab-engine")
+        self.waiting = 0   # requests queued for a slot
+        self.running = 0   # generations in progress, at most `slots`
+
+    @property
+    def busy(self) -> bool:
+        """Every slot is generating: a new request would wait."""
+        return self.running >= self.slots
 
     async def events(self, call: Callable[[Callable[[str], bool]], object]) -> AsyncIterator:
-        """Run `call(on_text)` under the lock; yield ("text", piece)… then ("done", result).
+        """Run `call(on_text)` in a slot; yield ("text", piece)… then ("done", result).
 
         Exceptions raised by `call` are re-raised here, in the caller's task, as EngineError
         (APIError and EngineError unchanged).
@@ -59,18 +79,21 @@ class Scheduler:
         def work() -> None:
             with self._count_lock:
                 self.waiting += 1
-            with self._lock:
+            with self._slots:
                 with self._count_lock:
                     self.waiting -= 1
-                if stop.is_set():  # the client left while we waited
-                    return
-                self.busy = True
+                    if stop.is_set():  # the client left while we waited
+                        return
+                    self.running += 1
                 try:
-                    put(("done", call(on_text)))
+                    item = ("done", call(on_text))
                 except BaseException as exc:  # noqa: BLE001 — handed to the request's task
-                    put(("error", exc))
-                finally:
-                    self.busy = False
+                    item = ("error", exc)
+                with self._count_lock:
+                    self.running -= 1
+            # Counted out and the slot released before the client hears: a client that got
+            # its reply sees its own generation gone from `/health`.
+            put(item)
 
         loop.run_in_executor(self._executor, work)
         try:
