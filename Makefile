@@ -31,7 +31,16 @@ $(STAMP): pyproject.toml | $(BIN)/python
 CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
 APT_BROWSER := chromium fonts-wqy-microhei
 
+# JupyterLab draws a saved widget (08's trace viewer, at its first step) only in a trusted
+# notebook: its widget renderer is not a "safe" one, and a fresh clone's notebooks are untrusted
+# (the plain-text trace shows instead). Signing the course's notebooks that carry widget state
+# is what `jupyter trust` does by hand; it is redone here because a re-executed notebook is a new one.
+WIDGET_NBS := $(shell grep -l 'widget-state+json' notebooks/*.ipynb notebooks/*/*.ipynb notebooks/*/*/*.ipynb 2>/dev/null)
+
 setup: $(STAMP)  ## create .venv and install everything (package, engine, weights, Jupyter, test tools)
+ifneq ($(WIDGET_NBS),)
+	@$(BIN)/jupyter trust $(WIDGET_NBS) >/dev/null
+endif
 ifeq ($(CHROMIUM),)
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "Installing Debian's chromium for the browser test: apt-get install $(APT_BROWSER)"; \

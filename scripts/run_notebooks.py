@@ -23,8 +23,9 @@ run of the model).
 A widget an executed notebook displays (08's trace viewer) is saved with it: nbclient records
 the state of every widget the kernel created, and `displayed_widgets` keeps the ones the
 outputs show, so JupyterLab draws the viewer, at its first step, before any cell runs (its
-slider needs the kernel to change the step). Where widgets cannot draw (GitHub, nbval) the
-output's plain-text trace shows. The Chinese twin and a `--prose` rebuild carry that state
+slider needs the kernel to change the step) in a trusted notebook: `make setup` signs the
+notebooks that carry widget state. Elsewhere (untrusted, GitHub, nbval) the output's
+plain-text trace shows. The Chinese twin and a `--prose` rebuild carry that state
 over with the outputs it belongs to.
 
 `--check` compares cell types and sources only (outputs, ids and metadata are ignored) and
