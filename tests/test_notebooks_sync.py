@@ -234,8 +234,11 @@ def test_output_problems_refuse_errors_and_keys():
 # A line a person would write: it starts with a letter, so it is never a `# %%` marker or a magic.
 _words = st.builds(lambda head, tail: (head + tail).rstrip(), st.sampled_from("abxyz天气北京"),
                    st.text(st.sampled_from("abcxyz019 =+()*,.:'天气北京"), max_size=30))
+# An open triple quote (a''') is left out: jupytext keeps a cell marker inside a Python string
+# as part of the string, so such a "source" is one cell by design (and not valid code anyway).
 _cell = st.tuples(st.sampled_from(["code", "markdown"]),
-                  st.lists(_words, min_size=1, max_size=4).map("\n".join))
+                  st.lists(_words, min_size=1, max_size=4).map("\n".join)
+                  .filter(lambda text: "'" * 3 not in text))
 
 
 def _nb(cells):
