@@ -170,7 +170,8 @@ def argument_text(arguments: object) -> str:
 
 def invented_inputs(result: RunResult) -> list[tuple[str, list[str]]]:
     """(tool, figures) for calls whose arguments hold figures that neither the question nor an
-    earlier successful tool result gives: the model made up an input.
+    earlier successful tool result gives: the model made up an input. Calls that failed (or
+    were held back) are left out: their result never reached the answer.
 
     Small whole numbers (0 to SMALL) are allowed as they are: "/ 3" for an average of three cities
     (the question may say 三). Example: days_between(date1="2025-10-01", date2="2026-06-18")
@@ -180,6 +181,8 @@ def invented_inputs(result: RunResult) -> list[tuple[str, list[str]]]:
     out = []
     for step in result.steps or []:
         for call in step.tool_calls or []:
+            if call.error:
+                continue
             pool = Pool(seen)
             bad = [f for f in dict.fromkeys(figures(argument_text(call.arguments)))
                    if not pool.supports(value(f))]

@@ -124,21 +124,24 @@ class Guards:
         return correction(RunResult(question, answer, "final", steps=list(steps)))
 
     def held_back(self, question: str, steps: list[Step], calls: list[tuple[str, Any]]) -> list[int]:
-        """Indexes of calls in one reply that must wait: with several calls in the reply, a call
-        whose arguments hold a figure that neither the question nor an earlier tool result gives
-        (small whole numbers are allowed). The model wrote it before seeing what it needs.
+        """Indexes of calls in one reply that must wait for the others' results: a calculator
+        call beside a call that fetches data, and any call whose arguments hold a figure that
+        neither the question nor an earlier tool result gives (small whole numbers allowed).
+        The model wrote them before seeing what they need.
 
-        Example: after nothing, [("get_closing_price", {"name": "青岛啤酒"}),
-                 ("calculator", {"expression": "100 * 67.5"})] -> [1]
+        Example: [("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}),
+                  ("calculator", {"expression": "5 * (2027-2026)"})] -> [1]
         """
         if not self.hold_back or len(calls) < 2:
             return []
+        fetches = any(name != "calculator" for name, _ in calls)
         seen = {value(f) for f in figures(question)} | {value(str(n)) for n in range(SMALL + 1)}
         seen |= {value(f) for s in steps for c in s.tool_calls if not c.error
                  for f in figures(c.observation)}
         pool = Pool(seen)
-        return [i for i, (_, args) in enumerate(calls)
-                if any(not pool.supports(value(f)) for f in figures(argument_text(args)))]
+        return [i for i, (name, args) in enumerate(calls)
+                if (name == "calculator" and fetches)
+                or any(not pool.supports(value(f)) for f in figures(argument_text(args)))]
 
     def without_tools(self, steps: list[Step]) -> bool:
         """True after two empty replies in a row: ask once without tools, so the model can

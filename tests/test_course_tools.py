@@ -341,7 +341,6 @@ def test_get_today_bad_env_says_how_to_fix(monkeypatch):
     ("２０２６－０３－０１", "20270101", 306),
     ("2026-03-01 (Sunday, 星期日)", "2027-01-01", 306),  # a copied get_today() answer
     ("2026-03-01T08:30:00", "2027-01-01", 306),
-    ("2025-12-31", "2025-12-31", 0),
     ("2024-02-28", "2024-03-01", 2),
 ])
 def test_days_between_formats(date1, date2, days):
@@ -425,3 +424,9 @@ def test_every_course_tool_with_a_text_argument_is_bounded():
     # at the bound the tool runs as usual
     text, is_error = default_registry().run("search_docs", {"query": ("dim sum " * 250)[:2000]})
     assert not is_error and text.startswith("search_docs: ")
+
+
+def test_days_between_refuses_the_same_date_twice_and_says_what_to_do():
+    # the 1.5B's real call for "今天距离2026年10月1日还有多少天？": the target date twice
+    with pytest.raises(ValueError, match="call get_today first"):
+        days_between("2026-10-01", "2026年10月1日")

@@ -328,3 +328,17 @@ def test_a_document_passage_about_a_city_covers_it():
 def test_a_bare_adjective_after_the_quantity_is_a_comparison(answer, ok):
     # the benchmark's t14, native: "青岛啤酒的收盘价贵" was graded ✔ before
     assert grade(stocks(answer)).ok is ok, str(grade(stocks(answer)))
+
+
+def test_names_and_figures_given_respectively_are_not_misattributed():
+    # a real native answer: the three cities and their temperatures in one "分别" sentence
+    assert grade(weather("北京、广州现在的气温分别是23.4°C和24.2°C。")).ok
+    assert not grade(weather("北京23.4°C，广州23.4°C。")).ok  # without 分别 it still is
+
+
+def test_a_call_that_did_not_run_is_no_invented_input():
+    # a calculator call held back (or failed) never fed the answer
+    r = weather("北京23.4°C，广州24.2°C。")
+    r.steps[0].tool_calls.append(ToolCallRecord("calculator", {"expression": "8 * 125"},
+                                                "Not run: …", error=True))
+    assert grade(r).ok

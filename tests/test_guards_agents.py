@@ -442,8 +442,15 @@ def test_held_back_only_in_replies_with_several_calls():
     calls = [("get_closing_price", {"name": "青岛啤酒"}), ("calculator", {"expression": "100 * 67.5"})]
     assert g.held_back("青岛啤酒买100股要多少钱？", [], calls) == [1]
     assert g.held_back("青岛啤酒买100股要多少钱？", [], calls[1:]) == []
+    # the calculator waits for data fetched in the same reply, whatever its figures
     assert g.held_back("算 3 * 4 和北京天气", [], [("calculator", {"expression": "3 * 4"}),
-                                                ("get_weather", {"location": "北京"})]) == []
+                                                ("get_weather", {"location": "北京"})]) == [0]
+    savings = [("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}),
+               ("calculator", {"expression": "5 * (2027-2026)"})]
+    assert g.held_back("今天是 2026-03-01，到 2027-01-01 还有多少天？每天存 5 元呢？", [],
+                       savings) == [1]
+    assert g.held_back("3 * 4 和 5 * 6", [], [("calculator", {"expression": "3 * 4"}),
+                                              ("calculator", {"expression": "5 * 6"})]) == []
 
 
 def test_a_plan_without_a_call_is_followed_by_a_request_for_that_call():

@@ -74,6 +74,14 @@ def days_between(date1: str, date2: str) -> int:
         date1: a date as YYYY-MM-DD, e.g. 2025-10-01 (2025年10月1日 also works)
         date2: the other date, e.g. 2027-01-01
 
+    The same date twice is refused with a message, not answered 0: asked "how many days until
+    2026-10-01?", a small model passes the target date as both dates instead of calling
+    get_today first (measured on the 1.5B), and 0 would look like an answer.
+
     Example: days_between("2026-03-01", "2027-01-01") -> 306
     """
-    return abs((_parse_date(date2, "date2") - _parse_date(date1, "date1")).days)
+    first, second = _parse_date(date1, "date1"), _parse_date(date2, "date2")
+    if first == second:
+        raise ValueError(f"date1 and date2 are both {first.isoformat()}: that is no span of days. "
+                         "If one of them should be today, call get_today first and use its date.")
+    return abs((second - first).days)
