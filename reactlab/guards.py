@@ -55,12 +55,11 @@ class Guards:
     final_request: str = field(default_factory=lambda: load_template("final_request"), repr=False)
     keep_last: int = 2  # steps kept verbatim when compress_after folds the history
     narrated_calls: bool = True  # send a plan that names a tool back once (native agent)
-    # Two levers under measurement (benchmarks/run_agents.py, guards "levers"): off until the
-    # benchmark says they help.
-    grounding: bool = False  # correct an answer the run does not support (the grader)
+    # The levers the benchmark kept (benchmarks/results/levers.md): on by default.
+    grounding: bool = True  # correct an answer the run does not support (the grader)
     max_corrections: int = 2  # answers corrected per run; the next one is accepted as it is
-    quiet_retry: bool = False  # after two empty replies, one request without tools (native)
-    hold_back: bool = False  # don't run a call fed figures that no earlier result gives
+    quiet_retry: bool = True  # after two empty replies, one request without tools (native)
+    hold_back: bool = True  # don't run a call fed figures that no earlier result gives
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:
@@ -72,14 +71,20 @@ class Guards:
 
     @classmethod
     def on(cls, max_steps: int = 6) -> Guards:
-        """The defaults: compaction at 2000 chars, loop detector, 3 parse errors."""
+        """The defaults: compaction at 2000 chars, loop detector, 3 parse errors, the grader's
+        corrections, the quiet retry, calls held back until the figures they need arrive."""
         return cls(max_steps=max_steps)
 
     @classmethod
+    def basic(cls, max_steps: int = 6) -> Guards:
+        """The defaults without the three levers (corrections, quiet retry, hold back): what
+        `Guards.on()` was before the benchmark kept them, for comparisons."""
+        return cls(max_steps=max_steps, grounding=False, quiet_retry=False, hold_back=False)
+
+    @classmethod
     def levers(cls, max_steps: int = 6) -> Guards:
-        """The defaults plus the grounding check, the quiet retry and holding back calls fed
-        figures not seen yet (being measured)."""
-        return cls(max_steps=max_steps, grounding=True, quiet_retry=True, hold_back=True)
+        """The same as `on()` (the benchmark's "levers" configuration, kept as a name)."""
+        return cls(max_steps=max_steps)
 
     def fresh(self, max_steps: int | None = None) -> Guards:
         """A copy for one run: a new LoopDetector (history and triggers reset), and

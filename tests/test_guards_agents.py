@@ -143,12 +143,16 @@ PROTOCOLS = ["native", "react", "react_chat"]
 
 # --- a tool that returns 50 000 characters ------------------------------------------------
 
+# a question the report answers (asked about 北京's weather, the grader's correction would
+# rightly ask for it: these tests are about compaction)
+REPORT_Q = "年报和季报的结尾各是什么？"
+
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_huge_observation_is_cut_and_logged(protocol):
     script = [call("read_report", {"name": "年报"}), final("报告很长，结尾是“尾”。")]
     conn = FakeConn(protocol, lambda n, kw: script[n - 1])
-    r = run(protocol, conn)
+    r = run(protocol, conn, question=REPORT_Q)
     assert r.status == "final" and r.answer == "报告很长，结尾是“尾”。"
     record = r.steps[0].tool_calls[0]
     assert record.full_observation == REPORT
@@ -167,7 +171,7 @@ def test_guards_off_let_the_context_bloat(protocol):
     runs = {}
     for label, guards in (("guards on", Guards.on()), ("guards off", Guards.off())):
         conn = FakeConn(protocol, lambda n, kw: script[n - 1])
-        runs[label] = run(protocol, conn, guards=guards)
+        runs[label] = run(protocol, conn, question=REPORT_Q, guards=guards)
         assert runs[label].status == "final"
     off, on = runs["guards off"], runs["guards on"]
     assert not any(e.startswith("compacted") for e in events(off))
@@ -433,8 +437,9 @@ def test_a_call_fed_figures_not_seen_yet_is_held_back():
     plain = ScriptedConn(Reply(None, [
         tool_call("c1", "get_closing_price", '{"name": "青岛啤酒"}'),
         tool_call("c2", "calculator", '{"expression": "100 * 67.5"}')]), "好。")
-    r = run_function_calling("青岛啤酒买100股要多少钱？", conn=plain, tools=default_registry())
-    assert not r.steps[0].tool_calls[1].error  # Guards.on(): the lever is off
+    r = run_function_calling("青岛啤酒买100股要多少钱？", conn=plain, tools=default_registry(),
+                             guards=Guards.basic())
+    assert not r.steps[0].tool_calls[1].error  # Guards.basic(): the lever is off
 
 
 def test_held_back_only_in_replies_with_several_calls():
@@ -474,5 +479,5 @@ def test_after_two_empty_replies_one_request_goes_without_tools():
     assert r.steps[3].events == ["asked without tools after two empty replies"]
     plain = ScriptedConn(Reply(None, [tool_call("c1", "get_weather", '{"location": "北京"}')]),
                          "", "", "北京晴。")
-    run_function_calling("北京天气？", conn=plain, tools=default_registry())
-    assert "tools" in plain.requests[3]  # Guards.on(): the lever is off
+    run_function_calling("北京天气？", conn=plain, tools=default_registry(), guards=Guards.basic())
+    assert "tools" in plain.requests[3]  # Guards.basic(): the lever is off

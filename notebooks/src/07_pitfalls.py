@@ -1,12 +1,13 @@
 # %% [markdown]
 # # 07 · Pitfalls
-# *Six ways a working agent goes wrong in practice — each provoked on the real model, then fenced in.*
+# *Seven ways a working agent goes wrong in practice — each provoked on the real model, then fenced in.*
 #
 # **After this notebook you can:**
 # - see context bloat coming (one tool result larger than the rest of the conversation) and cut it with head + tail compaction;
 # - provoke a dead loop, detect it from the calls alone, and stop it with an intervention message;
 # - turn tool exceptions into observations the model can correct itself from;
-# - choose a temperature for tool calling, write the "do not invent tool results" rule, and handle reasoning models' `<think>` / `reasoning_content`.
+# - choose a temperature for tool calling, write the "do not invent tool results" rule, and handle reasoning models' `<think>` / `reasoning_content`;
+# - let the grader check a draft answer before the loop accepts it, and say why the model reads a correction instead of its own draft.
 #
 # **Where we are:** notebook 06 looked inside the server and measured text ReAct against native
 # calls. Both loops meet the same troubles. We use the native loop (`run_function_calling`)
@@ -20,13 +21,14 @@
 
 # %% [markdown] lang="zh-CN"
 # # 07 · 常见的坑
-# *一个能跑通的智能体，在实际使用中会以六种方式出错——每一种都先在真实模型上复现，再用护栏兜住。*
+# *一个能跑通的智能体，在实际使用中会以七种方式出错——每一种都先在真实模型上复现，再用护栏兜住。*
 #
 # **学完这一课，你能：**
 # - 提前看出上下文膨胀（某一个工具结果比对话其余部分加起来还大），并用“保留头尾”的压缩把它截短；
 # - 故意制造一次死循环，只凭调用序列把它检测出来，再用一条干预消息让它停下；
 # - 把工具抛出的异常变成观察结果，让模型据此自我纠正；
-# - 为工具调用选定温度，写好“不要编造工具结果”这条规则，并处理推理模型的 `<think>` / `reasoning_content`。
+# - 为工具调用选定温度，写好“不要编造工具结果”这条规则，并处理推理模型的 `<think>` / `reasoning_content`；
+# - 让评分器在循环接受答案之前检查草稿，并说明为什么模型读到的是一条更正，而不是它自己的草稿。
 #
 # **我们在哪儿：** 第 06 课深入服务器内部，实测对比了文本 ReAct 和原生工具调用。两种循环会碰到同样的麻烦。本课全程使用原生循环（`run_function_calling`），每个护栏都先手写一遍，再从 `reactlab.guards` 导入现成的；每次真实运行下面都打印评分器的判定（见第 00 课和第 04 课）：护栏能让一次运行结束得更早、更省，而判定告诉你它最后给出的东西对不对。
 #
@@ -449,8 +451,96 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # little: the rule lowers the rate of invented results, it does not make them impossible. The
 # guarantee, if you need one, belongs in code — for example, refuse to display a figure that
 # does not appear in any observation.
+
+# %% [markdown] lang="zh-CN"
+# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，在同一个分句里提到了两只股票，两种检查都不会去猜这个数字属于哪只股票——只能靠人来读。在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
+
+# %% [markdown]
+# ## 6. The grader as a guard
 #
-# ## 6. Reasoning models: `<think>` and `reasoning_content`
+# The grader of notebook 04 is that code. Before the loop accepts a final answer, the guards
+# grade the draft against the run's own tool results (`Guards.ground`). A draft the grader
+# rejects is not accepted — and, a measured detail, it is not shown back to the model either:
+# told "your answer says 北京 is colder, but 北京 23.4 > 上海 19.8", this 1.5B model repeated its
+# draft or went silent; given only the checked fact after the tool results, it answered right
+# in three cases out of three. So the model reads a *correction* instead
+# (`reactlab.correction`), one of three kinds:
+#
+# | correction | when | the next request |
+# |---|---|---|
+# | missing | a name the question asks about has no tool result | must make a tool call (`tool_choice="required"`) |
+# | compute | a figure that no tool result or calculation gives | must make a tool call: the calculator |
+# | fact | a backwards comparison, or one name given another's figures | the checked fact, then a new answer |
+#
+# At most two corrections per run: the third draft is accepted as it is, and its verdict still
+# says what is wrong. Two wrong answers the series has met, and what the model would read
+# instead of each (no model involved here):
+
+# %% [markdown] lang="zh-CN"
+# ## 6. 把评分器当护栏
+#
+# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。评分器拒绝的草稿不会被接受——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分三种：
+#
+# | 更正 | 何时 | 下一次请求 |
+# |---|---|---|
+# | missing（缺数据） | 问题问到的某个名字没有工具结果 | 必须调用工具（`tool_choice="required"`） |
+# | compute（要计算） | 某个数字既不来自工具结果，也不来自计算 | 必须调用工具：计算器 |
+# | fact（核对事实） | 比较方向反了，或者把一个名字的数字安到了另一个名字上 | 给出核对过的事实，再重新作答 |
+#
+# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。下面是本系列遇到过的两个错误答案，以及模型会读到的替代内容（这里不调用模型）：
+
+# %%
+from reactlab.correction import correction
+from reactlab.guards import correction_text
+from reactlab.runlog import RunResult, Step, ToolCallRecord
+
+
+def fetched(question, answer, *calls):
+    """A finished run that made these (tool, arguments) calls, then answered `answer`."""
+    records = [ToolCallRecord(n, a, course.call(n, a)) for n, a in calls]
+    return RunResult(question, answer, "final", steps=[Step(1, "action", tool_calls=records)])
+
+
+drafts = [fetched("青岛啤酒和贵州茅台的收盘价哪个更高？", "青岛啤酒的收盘价更高。",
+                  ("get_closing_price", {"name": "青岛啤酒"}), ("get_closing_price", {"name": "贵州茅台"})),
+          fetched("北京和广州现在哪里更热？", "广州更热，24.2°C。", ("get_weather", {"location": "广州"}))]
+for r in drafts:
+    fix = correction(r)
+    print(f"draft: {r.answer}  ->  {fix.kind} (a call required next: {fix.needs_call})")
+    print(f"   the model reads: {correction_text(fix, r.question)}")
+
+# %% [markdown]
+# The guard is on by default in both agents. A live run on a comparison this model often gets
+# backwards (measured in the benchmark of notebook 06): each step's kind, and for an
+# `ungrounded` step the correction the model read instead of its draft.
+
+# %% [markdown] lang="zh-CN"
+# 两个智能体默认都开着这个护栏。下面在一个这个模型常常比反的比较题上跑一次（在第 06 课的基准测试里测过）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+cold_q = "北京和上海现在哪个更冷？"
+checked = run_function_calling(cold_q, tools=ToolRegistry([course.get("get_weather")]), conn=conn)
+for s in checked.steps:
+    print(f"step {s.number} {s.kind:<10} {(s.text or '')[:70]!r}")
+    if s.kind == "ungrounded":
+        print(f"{'':<16}read instead: {s.feedback[:150]}")
+print(f"-> {checked.answer!r}")
+print(grade(checked, Expected(winner="上海", parts=("北京", "上海"))))
+
+# %% [markdown]
+# If a step says `ungrounded`, the guard caught a draft, and the step after it is the model's
+# second try; if none does, the first draft passed the grader. Either way the verdict line is
+# the answer key, and one run proves little: the benchmark counts how often corrections turn a
+# ✘ into a ✔ (`benchmarks/results/levers.md`). Corrections cost a step each and use the same
+# grader the notebooks print, so they fix only what the grader can see — a yes/no claim or a
+# wrong unit passes it.
+
+# %% [markdown] lang="zh-CN"
+# 如果某一步是 `ungrounded`，说明护栏拦下了一份草稿，它后面那一步就是模型的第二次尝试；如果没有这样的步骤，说明第一份草稿就通过了评分器。无论哪种情况，判定那一行都是答案，而一次运行说明不了多少：基准测试统计的是更正有多少次把 ✘ 变成了 ✔（`benchmarks/results/levers.md`）。每次更正要多花一步，用的也是笔记本里打印的同一个评分器，所以它只能纠正评分器看得见的错误——是/否判断或单位错误都能蒙混过关。
+
+# %% [markdown]
+# ## 7. Reasoning models: `<think>` and `reasoning_content`
 #
 # Models such as DeepSeek-R1, QwQ or Qwen3 in thinking mode write a long deliberation before the
 # answer. The local Qwen2.5-Coder is **not** such a model, so this section uses two **simulated**
@@ -461,9 +551,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # the model only *considered*:
 
 # %% [markdown] lang="zh-CN"
-# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，在同一个分句里提到了两只股票，两种检查都不会去猜这个数字属于哪只股票——只能靠人来读。在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
-#
-# ## 6. 推理模型：`<think>` 与 `reasoning_content`
+# ## 7. 推理模型：`<think>` 与 `reasoning_content`
 #
 # DeepSeek-R1、QwQ 或开启思考模式的 Qwen3 这类模型，会在回答之前写下一长段思考。本地的 Qwen2.5-Coder **不是**这类模型，所以本节用两个**模拟**示例，格式与这些提供方所用的一致——已明确标注，并非来自真实运行的记录。
 #
@@ -542,6 +630,7 @@ ended = {  # label: (run, what the grader was told above)
     "3 tool error as observation": (two, Expected(parts=("北京", "广州"))),
     "5 the rule, default guards": (priced["with the rule"],
                                    Expected(figures=("1488.21",), parts=("贵州茅台",))),
+    "6 the grader as a guard": (checked, Expected(winner="上海", parts=("北京", "上海"))),
 }
 for label, (r, expected) in ended.items():
     events = [e.split(":")[0] for s in r.steps for e in s.events]
@@ -567,6 +656,7 @@ for label, (r, expected) in ended.items():
 # | temperature | 温度 | sampling randomness; 0 = always the most likely token |
 # | invented tool result | 编造的工具结果 | a figure in the answer that no tool returned |
 # | `<think>` / `reasoning_content` | 思考内容 | a reasoning model's deliberation, inline or in its own field |
+# | correction | 更正 | what the model reads instead of a draft the grader rejected: a name to fetch, a figure to compute, or the checked fact (`reactlab.correction`) |
 #
 # ## Exercises
 #
@@ -605,6 +695,7 @@ for label, (r, expected) in ended.items():
 # | temperature | 温度 | 采样的随机程度；0 = 总是选概率最高的 token |
 # | invented tool result | 编造的工具结果 | 答案中出现、但没有任何工具返回过的数字 |
 # | `<think>` / `reasoning_content` | 思考内容 | 推理模型的思考过程，内联在回复里或放在单独的字段中 |
+# | correction | 更正 | 评分器拒绝草稿后模型读到的替代内容：要去获取的名字、要计算的数字，或核对过的事实（`reactlab.correction`） |
 #
 # ## 练习
 #

@@ -20,7 +20,7 @@ Templates (see README.md next to them):
 - `grounding_missing`, `grounding_compute`, `grounding_fact`, `held_back`
                                the corrections that replace a draft the grader rejects
                                (a name to fetch, a figure to compute, the checked fact) and
-                               the result of a call held back (levers: `Guards.levers()`)
+                               the result of a call held back (on by default; off with `Guards.basic()`)
 - `steps_summary`, `turns_summary`
                                the header of folded steps and of folded chat turns ({lines})
 
