@@ -266,8 +266,13 @@ def build(records: list[dict], out: Path, source: str = "benchmarks/results/agen
     L += ["", ("Configurations not listed did not run. Protocols: `react-json` = text ReAct, "
           "JSON-blob style; `react-action_input` = text ReAct, `Action:`/`Action Input:` style "
           "(both with the scratchpad layout and `stop=[\"Observation:\"]`); `native` = native "
-          "`tool_calls`. Guards on = `Guards.on()` (observation compaction at 2,000 characters, "
-          "loop detector, 3 parse errors); off = `Guards.off()` (step budget only). CD = "
+          "`tool_calls`. Guards on = the defaults before the levers were kept, `Guards.basic()` "
+          "today (observation compaction at 2,000 characters, loop detector, 3 parse errors, a "
+          "tool-naming plan sent back once); levers = `Guards.on()`, the agents' defaults now: "
+          "on plus the grader's corrections, the quiet retry and calls held back until their "
+          "figures arrive (`benchmarks/results/levers.md`); grounding = an earlier grounding "
+          "check that showed the model its rejected draft; off = `Guards.off()` (step budget "
+          "only). CD = "
           "constrained decoding: native `tool_choice=\"required\"` on the first request; "
           "react-json a JSON schema for every reply (see `benchmarks/README.md`)."), "",
           "## Success per configuration", ""]
