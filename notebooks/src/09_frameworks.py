@@ -150,7 +150,7 @@ rec.clear()
 # `ChatOpenAI` 能用 OpenAI API 和任何 base URL 对话。`bind_tools` 把每个 `@tool` 变成每次请求里的 `tools` 列表。循环本身要你自己写——几乎一行对一行就是第 05 课的往返：提问、读取 `tool_calls`、执行每个工具（`tool.invoke(call)` 返回带 `tool_call_id` 的 `ToolMessage`）、再问一次。`max_rounds` 就是预算。
 
 # %%
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool as lc_tool
 from langchain_openai import ChatOpenAI
 
@@ -167,7 +167,11 @@ def langchain_run(question, max_rounds=4, **chat_options):
         messages.append(ai)
         if not ai.tool_calls:  # no call: this is the answer
             return rec.result(question, ai.content, framework="langchain"), ai
-        messages += [tools[call["name"]].invoke(call) for call in ai.tool_calls]
+        for call in ai.tool_calls:  # a tool that raises becomes a message (notebook 07)
+            try:
+                messages.append(tools[call["name"]].invoke(call))
+            except Exception as exc:  # noqa: BLE001 - the model reads the error
+                messages.append(ToolMessage(f"Error: {exc}", tool_call_id=call["id"]))
     return rec.result(question, "", framework="langchain", status="max_steps"), ai
 
 # %%
@@ -296,6 +300,18 @@ print("calls:", [(c.name, c.arguments) for c in sdk_rec.calls], "| repeats:", sd
 print("answer:", repr(sdk_result.answer))
 print(grade(sdk_result, right))
 server_help()
+
+# %% [markdown]
+# Read the verdict before moving on. A ✘ here is this model's, not the SDK's: the SDK made the
+# call and sent the result back, as our loop does. A common way it goes wrong on this server is
+# a second reply that *describes* the call ("you can use the `get_weather` function…") instead of
+# using its result; the help of section 6 catches only a repeated call and an empty reply, so
+# `server help: none` and a ✘ can come together. Our own native agent (`reactlab.fc_agent`) sends
+# a reply that names a tool without calling it back once, then requires that call; the SDK has
+# no such guard.
+
+# %% [markdown] lang="zh-CN"
+# 继续之前先看判定。这里的 ✘ 是这个模型的问题，不是 SDK 的：SDK 发起了调用，也把结果发了回去，和我们的循环一样。在这台服务器上常见的一种出错方式是：第二次回复只是*描述*这个调用（“你可以使用 `get_weather` 函数……”），而没有用上它的结果；第 6 节的帮助只处理重复的调用和空回复，所以 `server help: none` 和 ✘ 可能同时出现。我们自己的原生智能体（`reactlab.fc_agent`）会把只提到工具名却没有调用的回复退回一次，然后要求必须调用；SDK 没有这样的护栏。
 
 # %% [markdown]
 # ## 6. The server's help, and the same run without it

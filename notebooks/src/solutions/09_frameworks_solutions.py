@@ -11,7 +11,7 @@
 import os
 
 import requests
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool as lc_tool
 from langchain_openai import ChatOpenAI
 
@@ -51,7 +51,11 @@ def langchain_run(question, max_rounds=4, **chat_options):
         messages.append(ai)
         if not ai.tool_calls:
             return rec.result(question, ai.content, framework="langchain"), ai
-        messages += [tools[call["name"]].invoke(call) for call in ai.tool_calls]
+        for call in ai.tool_calls:  # a tool that raises becomes a message (notebook 07)
+            try:
+                messages.append(tools[call["name"]].invoke(call))
+            except Exception as exc:  # noqa: BLE001 - the model reads the error
+                messages.append(ToolMessage(f"Error: {exc}", tool_call_id=call["id"]))
     return rec.result(question, "", framework="langchain", status="max_steps"), ai
 
 
