@@ -223,3 +223,24 @@ def test_the_cli_flag_and_the_environment_variable(monkeypatch):
     assert _parser().parse_args(["--no-help"]).help is False
     monkeypatch.setenv("REACTLAB_SERVER_HELP", "0")
     assert _parser().parse_args([]).help is False
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_plan_instead_of_an_answer_after_tool_results_is_retried_without_tools(servers, stream):
+    # the OpenAI Agents SDK's real second reply on the local model
+    plan = 'To get the current weather of Guangzhou, you can use the `get_weather` function.'
+    msg, debug, engine = ask(servers, [plan, "广州现在 24.2 °C。"], stream=stream)
+    assert (msg["content"] if stream else msg.content) == "广州现在 24.2 °C。"
+    assert len(engine.calls) == 2 and "<tools>" not in engine.calls[1]["prompt"]
+    assert RESULT in engine.calls[1]["prompt"]  # the note repeats the known result
+    (step,) = debug["help"]["interventions"]
+    assert step["rule"] == "narrated_call" and step["model_wrote"] == plan
+
+
+def test_an_answer_that_uses_the_result_is_not_a_plan(servers):
+    said = "我调用了 get_weather：广州现在 24.2 °C。"
+    msg, debug, engine = ask(servers, [said])
+    assert msg.content == said and len(engine.calls) == 1
+    assert assist.narrates("get_weather 说 24.2", TOOLS, [RESULT]) is False
+    assert assist.narrates("you can call get_weather", TOOLS, [RESULT]) is True
+    assert assist.narrates("广州多云。", TOOLS, [RESULT]) is False  # names no tool

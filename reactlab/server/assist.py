@@ -13,6 +13,9 @@ server gets no such help, so the server gives it, in two rules:
    "none"`), so the reply is plain text.
 2. **An empty reply right after tool results is retried once**, without tools, so the model
    must write text.
+3. **A plan instead of an answer right after tool results is retried once**, without tools: a
+   reply that names one of the tools, makes no call and uses none of the results' figures
+   ("you can use the `get_weather` function…"), measured on the OpenAI Agents SDK.
 
 Each retry adds a short system note at the end of the conversation saying what is already
 known (`note`). What this module holds: the pure pieces (which calls are answered, the
@@ -26,6 +29,7 @@ Off per request with `"reactlab_help": false`, or for the whole server with `--n
 from __future__ import annotations
 
 import json
+import re
 
 from reactlab.server.constrain import call_schema
 
@@ -74,6 +78,25 @@ def answered_calls(messages: list[dict]) -> dict[tuple[str, str], str]:
 def after_tool_results(messages: list[dict]) -> bool:
     """True when the last message is a tool result (the model's turn to use it)."""
     return bool(messages) and messages[-1].get("role") == "tool"
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def narrates(content: str | None, tools: list[dict], results: list[str]) -> bool:
+    """True for a reply that talks about a tool instead of using its result: it names one of
+    `tools`, and holds none of the numbers in `results` (a simplification: an answer without
+    figures that happens to name a tool is retried too).
+
+    Example: narrates("You can use the `get_weather` function.", [get_weather], ["24.2 °C"])
+             -> True
+    """
+    text = content or ""
+    names = [(t.get("function") or {}).get("name") or "" for t in tools]
+    if not any(n and re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text) for n in names):
+        return False
+    seen = {n for r in results for n in _NUMBER.findall(r)}
+    return not (seen & set(_NUMBER.findall(text)))
 
 
 def answer_or_call_schema(tools: list[dict]) -> dict:

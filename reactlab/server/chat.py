@@ -16,9 +16,10 @@ is false; `debug()` lists the others as `calls_dropped`.
 
 After tool results, `Turn` also helps a small model (`assist`): a call the conversation
 already has a result for is not returned again (the model writes once more, constrained to an
-answer or a different call, then if need be without tools), and an empty reply is retried
-once without tools. A retried reply streams in one piece at the end (its text is held back
-whole); text of the first attempt already streamed (a preamble) cannot be taken back.
+answer or a different call, then if need be without tools), and an empty reply or a plan that
+names a tool instead of using its result is retried once without tools. With the help on, a
+reply right after tool results streams in one piece at the end (held back whole, so a retry
+never has to take back text already sent).
 
 `Turn.debug()` is the teaching view: the exact prompt, the raw text, what the parser made of
 it, and under `help` every intervention with what the model first wrote (see
@@ -66,6 +67,13 @@ def _calls(calls) -> str:
 
 class Retry(str):
     """Sent through `on_text` when the server starts a new attempt: the stream starts over."""
+
+
+class _Call:
+    """A call known only by its key, for the retry's note. Example: _Call("f", '{"a": 1}')"""
+
+    def __init__(self, name: str, arguments: str):
+        self.name, self.arguments = name, arguments
 
 
 def sse(obj) -> str:
@@ -163,6 +171,14 @@ class Turn:
                                 "tool results", "asked again without tools (as tool_choice none)")
                 self._retry("plain", [], on_text)
                 g = self._attempt(on_text)
+            elif (not parsed.calls and assist.after_tool_results(self.req.messages)
+                  and assist.narrates(parsed.content, self.req.tools, list(self.answered.values()))):
+                self._intervene("narrated_call", g.text, "a plan that names a tool, no call and "
+                                "none of the results' figures, right after tool results",
+                                "asked again without tools (as tool_choice none), with a note "
+                                "of the known results")
+                self._retry("plain", list(self._answered_keys()), on_text)
+                g = self._attempt(on_text)
         if g is first:
             return g
         # One reply for the client, usage summed over the attempts (each was generated).
@@ -170,6 +186,10 @@ class Turn:
         return Generation(g.text, g.finish_reason, prompt_tokens=used[0],
                           completion_tokens=used[1], cached_tokens=g.cached_tokens,
                           timings=g.timings)
+
+    def _answered_keys(self) -> list:
+        """The answered calls as objects `_retry` reads (name, arguments)."""
+        return [_Call(name, args) for name, args in self.answered]
 
     def _split(self, text: str):
         """(ParsedReply, the calls in it that repeat an answered call) for this attempt."""
@@ -270,6 +290,11 @@ class Turn:
         """SSE lines for the engine's ("text", piece) … ("done", Generation) events."""
         yield self._chunk({"role": "assistant", "content": ""})
         hold = HoldBack(active=self.use_tools)
+        if self.help and assist.after_tool_results(self.req.messages):
+            # the help may retry a reply it has seen whole (an empty reply, a plan): hold it
+            # all, so nothing is sent that a retry would have to take back (a simplification:
+            # a helped answer after tool results streams as one piece)
+            hold.holding = True
         pieces, sent, before = [], [], 0  # before: content sent by earlier attempts
         async for kind, value in events:
             if kind == "text" and isinstance(value, Retry):
