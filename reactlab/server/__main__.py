@@ -13,8 +13,8 @@ Limits on what clients may send (`limits`): `--max-body-bytes` (413 beyond it),
 `--upload-timeout` (408 for a body that stalls, and a closed connection for late headers) and `--max-tool-calls` (calls per reply), or
 REACTLAB_MAX_BODY_BYTES, REACTLAB_UPLOAD_TIMEOUT and REACTLAB_MAX_TOOL_CALLS; flags win.
 
-After tool results the server helps the small model (no repeated call, no empty reply: see
-`assist`); `--no-help` (or REACTLAB_SERVER_HELP=0) serves the model's replies as they are.
+After tool results the server helps the small model (no repeated call, no empty reply, no
+plan instead of an answer: see `assist`); `--no-help` (or REACTLAB_SERVER_HELP=0) serves the model's replies as they are.
 
 Generations at once: `--parallel N` (or REACTLAB_PARALLEL; the flag wins), default 1. With
 N > 1 the engine gets N llama.cpp slots decoded together (continuous batching), each with
@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                    default=os.environ.get("REACTLAB_SERVER_HELP", "1").strip() not in ("0", "false",
                                                                                   "no", "off"),
                    help="serve the model's replies as they are: no retry of a repeated call or "
-                        "an empty reply after tool results (env REACTLAB_SERVER_HELP=0)")
+                        "an empty reply or a plan after tool results (env REACTLAB_SERVER_HELP=0)")
     p.add_argument("--log-level", default="warning",
                    choices=("critical", "error", "warning", "info", "debug"))
     return p
