@@ -239,7 +239,7 @@ def test_a_plan_instead_of_an_answer_after_tool_results_is_retried_without_tools
 
 def test_an_answer_that_uses_the_result_is_not_a_plan(servers):
     said = "我调用了 get_weather：广州现在 24.2 °C。"
-    msg, debug, engine = ask(servers, [said])
+    msg, _, engine = ask(servers, [said])
     assert msg.content == said and len(engine.calls) == 1
     assert assist.narrates("get_weather 说 24.2", TOOLS, [RESULT]) is False
     assert assist.narrates("you can call get_weather", TOOLS, [RESULT]) is True
