@@ -72,8 +72,16 @@ def run_langchain(url: str, model: str, question: str, tools: list, extra: dict)
             return ai.content if isinstance(ai.content, str) else str(ai.content)
         for call in ai.tool_calls:
             known = by_name.get(call["name"])
-            messages.append(known.invoke(call) if known else _unknown(call))
+            try:  # a tool that raises becomes a message the model reads, as in our loop
+                messages.append(known.invoke(call) if known else _unknown(call))
+            except Exception as exc:  # noqa: BLE001
+                messages.append(_failed(call, exc))
     raise StepLimit(f"no answer within {MAX_STEPS} model calls")
+
+
+def _failed(call: dict, exc: Exception):
+    from langchain_core.messages import ToolMessage
+    return ToolMessage(f"Error: {type(exc).__name__}: {exc}", tool_call_id=call["id"])
 
 
 def _unknown(call: dict):
