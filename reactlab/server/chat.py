@@ -69,13 +69,6 @@ class Retry(str):
     """Sent through `on_text` when the server starts a new attempt: the stream starts over."""
 
 
-class _Call:
-    """A call known only by its key, for the retry's note. Example: _Call("f", '{"a": 1}')"""
-
-    def __init__(self, name: str, arguments: str):
-        self.name, self.arguments = name, arguments
-
-
 def sse(obj) -> str:
     """Example: sse({"a": 1}) -> 'data: {"a": 1}\\n\\n'"""
     return f"data: {to_json(obj)}\n\n"
@@ -127,10 +120,10 @@ class Turn:
         self._usage_so_far[1] += g.completion_tokens
         return g
 
-    def _retry(self, mode: str, repeated: list, on_text) -> None:
-        """Set up the next attempt: the note, the prompt, the constraint; restart the stream."""
+    def _retry(self, mode: str, keys: list, on_text) -> None:
+        """Set up the next attempt: the note (naming the calls `keys`, `assist.call_key`s, and
+        their results), the prompt, the constraint; restart the stream."""
         self.mode, self.use_tools = mode, mode == "answer_or_call"
-        keys = [assist.call_key(c.name, c.arguments) for c in repeated]
         self.note = assist.note(keys, self.answered, constrained=self.use_tools)
         messages = [*self.req.messages, self.note]
         self.prompt = self.engine.template.render(messages, self.req.tools if self.use_tools
@@ -155,7 +148,8 @@ class Turn:
                 self._intervene("repeat_call", g.text, f"the conversation already has a result "
                                 f"for {_calls(repeats)}", "asked again, constrained to "
                                 '{"answer": …} or a call, with a note of the known result')
-                self._retry("answer_or_call", repeats, on_text)
+                keys = [assist.call_key(c.name, c.arguments) for c in repeats]
+                self._retry("answer_or_call", keys, on_text)
                 g = self._attempt(on_text)
                 again, still = self._split(g.text)
                 empty = not again.calls and not again.content
@@ -163,7 +157,7 @@ class Turn:
                     self._intervene("repeat_call", g.text, "the constrained retry was "
                                     + ("empty" if empty else "the same call again"),
                                     "asked a last time without tools (as tool_choice none)")
-                    self._retry("plain", repeats, on_text)
+                    self._retry("plain", keys, on_text)
                     g = self._attempt(on_text)
             elif (not parsed.calls and not parsed.content
                   and assist.after_tool_results(self.req.messages)):
@@ -177,7 +171,7 @@ class Turn:
                                 "none of the results' figures, right after tool results",
                                 "asked again without tools (as tool_choice none), with a note "
                                 "of the known results")
-                self._retry("plain", list(self._answered_keys()), on_text)
+                self._retry("plain", list(self.answered), on_text)
                 g = self._attempt(on_text)
         if g is first:
             return g
@@ -186,10 +180,6 @@ class Turn:
         return Generation(g.text, g.finish_reason, prompt_tokens=used[0],
                           completion_tokens=used[1], cached_tokens=g.cached_tokens,
                           timings=g.timings)
-
-    def _answered_keys(self) -> list:
-        """The answered calls as objects `_retry` reads (name, arguments)."""
-        return [_Call(name, args) for name, args in self.answered]
 
     def _split(self, text: str):
         """(ParsedReply, the calls in it that repeat an answered call) for this attempt."""
