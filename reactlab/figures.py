@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
+from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation
 
 from reactlab.runlog import RunResult
@@ -168,29 +169,42 @@ def argument_text(arguments: object) -> str:
     return str(arguments)
 
 
+def known_inputs(question: str, steps: Iterable) -> Pool:
+    """The figures a call may be fed once `steps` are done: the question's, small whole numbers
+    (0 to SMALL: "/ 3" for an average of three cities, the question may say 三) and every
+    successful tool result of `steps`.
+
+    Example: known_inputs("每天存 5 元", [days_between -> "306"]).supports(Decimal(306)) -> True
+    """
+    seen = {value(f) for f in figures(question)} | {Decimal(n) for n in range(SMALL + 1)}
+    seen |= {value(f) for step in steps for c in step.tool_calls or [] if not c.error
+             for f in figures(c.observation)}
+    return Pool(seen)
+
+
+def made_up(arguments: object, known: Pool) -> list[str]:
+    """The figures in a call's arguments that `known` does not support.
+
+    Example: made_up({"expression": "100 * 67.5"}, known_inputs("买100股", [])) -> ["67.5"]
+    """
+    return [f for f in dict.fromkeys(figures(argument_text(arguments)))
+            if not known.supports(value(f))]
+
+
 def invented_inputs(result: RunResult) -> list[tuple[str, list[str]]]:
     """(tool, figures) for calls whose arguments hold figures that neither the question nor an
-    earlier successful tool result gives: the model made up an input. Calls that failed (or
-    were held back) are left out: their result never reached the answer.
+    earlier successful tool result gives (`known_inputs`): the model made up an input. Calls
+    that failed (or were held back) are left out: their result never reached the answer.
 
-    Small whole numbers (0 to SMALL) are allowed as they are: "/ 3" for an average of three cities
-    (the question may say 三). Example: days_between(date1="2025-10-01", date2="2026-06-18")
-    with no get_today before it -> [("days_between", ["2025", "10"])]
+    Example: days_between(date1="2025-10-01", date2="2026-06-18") with no get_today before it
+    -> [("days_between", ["2025", "10"])]
     """
-    seen = {value(f) for f in figures(result.question)} | {Decimal(n) for n in range(SMALL + 1)}
-    out = []
-    for step in result.steps or []:
-        for call in step.tool_calls or []:
-            if call.error:
-                continue
-            pool = Pool(seen)
-            bad = [f for f in dict.fromkeys(figures(argument_text(call.arguments)))
-                   if not pool.supports(value(f))]
-            if bad:
-                out.append((call.name, bad))
+    steps, out = list(result.steps or []), []
+    for i, step in enumerate(steps):
         # results of the same step are not inputs of its own calls (parallel calls)
-        seen |= {value(f) for c in step.tool_calls or [] if not c.error
-                 for f in figures(c.observation)}
+        known = known_inputs(result.question, steps[:i])
+        out += [(c.name, bad) for c in step.tool_calls or []
+                if not c.error and (bad := made_up(c.arguments, known))]
     return out
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from reactlab.compaction import compact_observation, compaction_event
 from reactlab.correction import Correction, correction
-from reactlab.figures import SMALL, Pool, argument_text, figures, value
+from reactlab.figures import known_inputs, made_up
 from reactlab.loop_detector import LoopDetector
 from reactlab.prompts import load_template, render_template
 from reactlab.runlog import RunResult, Step
@@ -140,13 +140,9 @@ class Guards:
         if not self.hold_back or len(calls) < 2:
             return []
         fetches = any(name != "calculator" for name, _ in calls)
-        seen = {value(f) for f in figures(question)} | {value(str(n)) for n in range(SMALL + 1)}
-        seen |= {value(f) for s in steps for c in s.tool_calls if not c.error
-                 for f in figures(c.observation)}
-        pool = Pool(seen)
+        known = known_inputs(question, steps)
         return [i for i, (name, args) in enumerate(calls)
-                if (name == "calculator" and fetches)
-                or any(not pool.supports(value(f)) for f in figures(argument_text(args)))]
+                if (name == "calculator" and fetches) or made_up(args, known)]
 
     def without_tools(self, steps: list[Step]) -> bool:
         """True after two empty replies in a row: ask once without tools, so the model can
