@@ -9,8 +9,9 @@ model's text into structured `tool_calls`, so there is nothing to parse:
    them (`reactlab.tools.execute_calls`: concurrently when independent, results in call order)
    and answer every call id with exactly one `role: "tool"` message before the next request;
 3. a reply without tool calls is the answer — unless it is empty (re-ask with a nudge), or a
-   plan that names one of the tools ("I'll call get_today first…"): that is sent back once as a
-   format error (`Guards.narrated_calls`), since nothing ran.
+   plan that names one of the tools ("I'll call get_today first…"): that is a format error
+   (`Guards.narrated_calls`), since nothing ran; the next request requires the call, and a
+   second plan is followed by one request without tools, so the model can only answer.
 
 Arguments that are not JSON, unknown tools and tools that raise become tool messages that say
 what went wrong. DeepSeek's `reasoning_content` goes back on assistant messages that carry
@@ -35,7 +36,7 @@ from reactlab.folding import steps_summary
 from reactlab.guards import Guards
 from reactlab.loop import EmptyReply, FormatError, as_registry, run_loop, run_tools
 from reactlab.prompts import load_template, render_template
-from reactlab.runlog import RunResult, Step
+from reactlab.runlog import ANSWER_ONLY, RunResult, Step
 from reactlab.tools import ToolRegistry
 
 DEFAULT_SYSTEM_PROMPT = load_template("native_system")
@@ -76,12 +77,12 @@ class NativeStep:
     max_tokens: int = 512
     tool_choice: Any = "auto"
     name: str = "function_calling"
-    narration_sent: bool = field(default=False, repr=False)  # the narrated-call check runs once
+    narrations: int = field(default=0, repr=False)  # plans that named a tool, sent back so far
 
     # --- what goes out -------------------------------------------------------------------
 
     def request(self, messages: list[dict], with_tools: bool,
-                require_call: str | None = None) -> dict:
+                require_call: str | None = None, own_server: bool = False) -> dict:
         kw: dict[str, Any] = {"messages": messages, "temperature": self.temperature,
                               "max_tokens": self.max_tokens}
         tools = self.registry.openai_tools() if with_tools else None
@@ -136,16 +137,23 @@ class NativeStep:
             run_tools(self.registry, reply.tool_calls, self.guards, step, parallel=self.parallel,
                       question=self.question, earlier=list(steps))
             return None
-        named = [] if self.narration_sent else self.guards.narrated(answer, self.registry.names())
-        if named:
-            # A plan that names a tool is not an answer: nothing ran. Sent back once (a second
-            # one is taken as the answer: the bound is one extra step per run).
-            self.narration_sent = True
-            # The next request requires the call: by name when the plan named one tool.
+        named = self.guards.narrated(answer, self.registry.names()) if self.narrations < 2 else []
+        if named and not self.narrations:
+            # A plan that names a tool is not an answer: nothing ran. The next request
+            # requires the call: by name when the plan named one tool.
+            self.narrations = 1
             raise FormatError(error=f"the reply names {', '.join(named)} but makes no tool call",
                               feedback=render_template("narrated_call", names=", ".join(named),
                                                        first=named[0]),
                               require_call=named[0] if len(named) == 1 else "any")
+        if named:
+            # A plan again, after the call it asked for ran: the next request goes without
+            # tools, so the model can only answer from the results. The bound is two extra
+            # steps per run; a third plan is taken as the answer.
+            self.narrations = 2
+            raise FormatError(error=f"the reply names {', '.join(named)} again instead of "
+                                    "answering", feedback=load_template("narrated_again"),
+                              require_call=ANSWER_ONLY)
         if not answer:  # common on the 1.5B right after a tool result
             raise EmptyReply(feedback=load_template("empty_reply"))
         step.kind = "final"

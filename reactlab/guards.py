@@ -8,12 +8,13 @@ One answer to each pitfall, shared by both agents through the one loop in `react
   intervention goes back once, the second trigger ends the run with status "loop";
 - budgets on steps, unparsable replies and tokens (`budget_status` names the one that ran out;
   the loop then makes one closing request, `Guards.final_request`);
-- a plan that names a tool without calling it is sent back once (`Guards.narrated`);
+- a plan that names a tool without calling it is sent back, with the call required; a second
+  plan is followed by one request without tools (`Guards.narrated`, the native agent);
 - a final answer the grader rejects is not accepted (`Guards.ground`, at most twice a run):
   instead of the draft, the model gets a correction (`reactlab.correction`) — the missing name to
   fetch or the figure to compute, with the next request requiring a tool call, or the checked fact;
-- in a reply with several calls, a call whose arguments hold figures no earlier result gives
-  (a calculator fed a price it has not seen yet) is held back, not run (`Guards.held_back`);
+- a call whose arguments hold figures no earlier result gives (a calculator fed a price it has
+  not seen yet, a date it guessed for today) is held back, not run (`Guards.held_back`);
 - after two empty replies in a row, the next request goes without tools (`Guards.without_tools`);
 - older steps are folded into a summary once the history is long (`Guards.fold_point`, with
   `folding`).
@@ -26,6 +27,7 @@ with guards on and off in notebooks 07 and 08.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -35,7 +37,7 @@ from reactlab.correction import Correction, correction
 from reactlab.figures import known_inputs, made_up
 from reactlab.loop_detector import LoopDetector
 from reactlab.prompts import load_template, render_template
-from reactlab.runlog import RunResult, Step
+from reactlab.runlog import ANSWER_ONLY, RunResult, Step
 
 
 @dataclass
@@ -54,7 +56,7 @@ class Guards:
     compress_after: int | None = None  # fold older steps once history has more steps than this
     final_request: str = field(default_factory=lambda: load_template("final_request"), repr=False)
     keep_last: int = 2  # steps kept verbatim when compress_after folds the history
-    narrated_calls: bool = True  # send a plan that names a tool back once (native agent)
+    narrated_calls: bool = True  # send a plan that names a tool back (native agent)
     # The levers the benchmark kept (benchmarks/results/levers.md): on by default.
     grounding: bool = True  # correct an answer the run does not support (the grader)
     max_corrections: int = 2  # answers corrected per run; the next one is accepted as it is
@@ -128,25 +130,46 @@ class Guards:
             return None
         return correction(RunResult(question, answer, "final", steps=list(steps)))
 
-    def held_back(self, question: str, steps: list[Step], calls: list[tuple[str, Any]]) -> list[int]:
-        """Indexes of calls in one reply that must wait for the others' results: a calculator
-        call beside a call that fetches data, and any call whose arguments hold a figure that
-        neither the question nor an earlier tool result gives (small whole numbers allowed).
-        The model wrote them before seeing what they need.
+    def held_back(self, question: str, steps: list[Step],
+                  calls: list[tuple[str, Any]]) -> dict[int, list[str]]:
+        """The calls in one reply that are not run, by index, with the made-up figures that
+        hold each back ([] for a calculator that came too early). The model wrote them before
+        seeing what they need:
 
-        Example: [("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}),
-                  ("calculator", {"expression": "5 * (2027-2026)"})] -> [1]
+        - a call fed a figure that neither the question nor an earlier tool result gives
+          (small whole numbers allowed, `figures.made_up`): a price it guessed, a "today" it
+          imagined (2025-10-01);
+        - a calculator beside a call that fetches something not fetched before: it may need
+          that result (`calculator('5 * (2027-2026)')` beside the first `days_between`).
+
+        A calculator beside a repeat of an answered call runs. Simplification: a date the
+        question only names in words ("明年元旦") is held too, since no result has stated it.
+        Example: question "今天是2026-03-01。到 2027-01-01 还有多少天？…",
+                 [("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}),
+                  ("calculator", {"expression": "5 * (2027-2026-11-30)"})] -> {1: ["11", "30"]}
         """
-        if not self.hold_back or len(calls) < 2:
-            return []
-        fetches = any(name != "calculator" for name, _ in calls)
+        if not self.hold_back:
+            return {}
         known = known_inputs(question, steps)
-        return [i for i, (name, args) in enumerate(calls)
-                if (name == "calculator" and fetches) or made_up(args, known)]
+        answered = {_call_key(c.name, c.arguments) for s in steps for c in s.tool_calls
+                    if not c.error}
+        fetches_new = any(name != "calculator" and _call_key(name, args) not in answered
+                          for name, args in calls)
+        held = {}
+        for i, (name, args) in enumerate(calls):
+            if bad := made_up(args, known):
+                held[i] = bad
+            elif name == "calculator" and fetches_new:
+                held[i] = []  # nothing made up: it came too early
+        return held
 
     def without_tools(self, steps: list[Step]) -> bool:
-        """True after two empty replies in a row: ask once without tools, so the model can
-        only answer (a small model that keeps going silent after tool results often does)."""
+        """True when the next request goes without tools, so the model can only answer: after
+        two empty replies in a row (a small model that keeps going silent after tool results
+        often does), or when the last step asked for it (`ANSWER_ONLY`: a plan named a tool
+        again after that tool ran)."""
+        if steps and steps[-1].require_call == ANSWER_ONLY:
+            return True
         return (self.quiet_retry and len(steps) >= 2
                 and steps[-1].kind == steps[-2].kind == "empty")
 
@@ -190,6 +213,11 @@ class Guards:
     def budget(self, steps: list[Step], total_tokens: int = 0) -> str | None:
         """Which budget has run out after these steps (a RunResult status), or None."""
         return budget_status(self, len(steps), count_parse_errors(steps), total_tokens)
+
+
+def _call_key(name: str, args: Any) -> str:
+    """One call as a comparable key. Example: ("get_weather", {"location": "北京"})"""
+    return f"{name}:{json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)}"
 
 
 def correction_text(fix: Correction, question: str) -> str:

@@ -35,7 +35,7 @@ from reactlab.guards import Guards, budget_event, correction_text, count_parse_e
 from reactlab.http import ProviderError
 from reactlab.prompts import render_template
 from reactlab.report import format_step
-from reactlab.runlog import RunResult, Step, ToolCallRecord
+from reactlab.runlog import ANSWER_ONLY, RunResult, Step, ToolCallRecord
 from reactlab.tools import ToolRegistry, default_registry, execute_calls
 from reactlab.tools.execute import CallOutcome, decode_arguments
 
@@ -82,10 +82,12 @@ class ProtocolStep(Protocol):
         summary); `closing` is the final request's text on the closing call."""
 
     def request(self, messages: list[dict], with_tools: bool,
-                require_call: str | None = None) -> dict:
+                require_call: str | None = None, own_server: bool = False) -> dict:
         """The keyword arguments of chat.completions.create for these messages (the loop
         adds `model`); `with_tools=False` on the closing request and after two silences;
-        `require_call` (a tool name or "any") when the previous step asks for a call."""
+        `require_call` (a tool name or "any") when the previous step asks for a call;
+        `own_server` on reactlab's own server (local or classroom), which takes a JSON schema
+        on any request."""
 
     def read(self, reply: Reply, step: Step, steps: list[Step]) -> str | None:
         """Fill `step` from the reply (running tools; `steps` are the earlier ones); the
@@ -139,10 +141,13 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
         result.messages = messages
         with_tools = closing is None and not guards.without_tools(steps)
         if closing is None and not with_tools:
-            step.events.append("asked without tools after two empty replies")
+            step.events.append("asked without tools after " + (
+                "a second plan that named a tool" if steps[-1].require_call == ANSWER_ONLY
+                else "two empty replies"))
         must = steps[-1].require_call if steps and with_tools else None
-        request = {"model": conn.model, **protocol.request(messages, with_tools, must)}
-        if "tools" in request and getattr(conn, "provider", None) in ("local", CLASSROOM):
+        own = getattr(conn, "provider", None) in ("local", CLASSROOM)
+        request = {"model": conn.model, **protocol.request(messages, with_tools, must, own)}
+        if "tools" in request and own:
             request["extra_body"] = {"reactlab_help": False}  # see the module docstring
         reply = complete(conn, request, stream=protocol.stream, echo=verbose)
         _fill(step, reply, request.get("max_tokens"))
@@ -197,12 +202,12 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
     """Run one reply's calls and record each on the step, compacted as the model will see it.
 
     Calls the guards hold back (`Guards.held_back`: fed figures not seen yet) are recorded with
-    an observation that says so instead of running."""
-    held = set(guards.held_back(question, list(earlier), [_name_args(c) for c in calls]))
+    an observation that names those figures instead of running."""
+    held = guards.held_back(question, list(earlier), [_name_args(c) for c in calls])
     ran = iter(execute_calls(registry, [c for i, c in enumerate(calls) if i not in held],
                              parallel=parallel))
     for i, call in enumerate(calls):
-        outcome = _held(call) if i in held else next(ran)
+        outcome = _held(call, held[i]) if i in held else next(ran)
         shown, full, event = guards.observe(outcome.observation)
         # The model's own text is kept for the echo of a native call; a ReAct call (no id)
         # carries the parser's already-decoded arguments, which are not wire text.
@@ -224,10 +229,11 @@ def _name_args(call: dict) -> tuple[str, Any]:
     return str(fn.get("name") or ""), args
 
 
-def _held(call: dict) -> CallOutcome:
+def _held(call: dict, figures: list[str]) -> CallOutcome:
     name, args = _name_args(call)
-    return CallOutcome(name=name, arguments=args, id=call.get("id"), error=True,
-                       observation=render_template("held_back", tool=name))
+    text = (render_template("held_back", tool=name, figures=", ".join(figures)) if figures
+            else render_template("held_back_beside", tool=name))
+    return CallOutcome(name=name, arguments=args, id=call.get("id"), error=True, observation=text)
 
 
 def _fill(step: Step, reply: Reply, max_tokens: Any) -> None:

@@ -10,7 +10,9 @@ tool's result goes back as an `Observation:` line. Two ways to lay out the conve
 Both are rendered from the run's steps, so folding old steps works the same in either.
 
 `stop=("Observation:",)` keeps the model from inventing tool results; `client_stop=True` cuts
-the reply ourselves for providers that refuse `stop`. It does not stream, and it runs exactly
+the reply ourselves for providers that refuse `stop`. When a guard requires a call (the grader
+found a name never fetched, or a figure worked out in the head), reactlab's own server gets a
+JSON schema for that one reply (`action_schema`): an Action, no Final Answer. It does not stream, and it runs exactly
 one tool per step (ReAct has no parallel calls; the native step does). Introduced in
 notebook 04; the guards in notebook 07.
 """
@@ -70,13 +72,17 @@ class ReActStep:
     # --- what goes out -------------------------------------------------------------------
 
     def request(self, messages: list[dict], with_tools: bool,
-                require_call: str | None = None) -> dict:
-        # require_call is not enforced here: a text protocol has no tool_choice (the
-        # correction's words ask for the Action instead)
+                require_call: str | None = None, own_server: bool = False) -> dict:
         kw: dict[str, Any] = {"messages": messages, "temperature": self.temperature,
                               "max_tokens": self.max_tokens}
         if self.stops and not self.client_stop:
             kw["stop"] = list(self.stops)
+        if require_call and with_tools and own_server:
+            # A text protocol has no tool_choice. reactlab's own server takes a JSON schema
+            # instead: this one reply can only be an Action, with arguments valid for the tool.
+            # Elsewhere the correction's words ask for the Action.
+            kw["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "react_action", "schema": action_schema(self.registry, require_call)}}
         return kw
 
     def render(self, steps: list[Step], folded: int, closing: str | None) -> list[dict]:
@@ -164,7 +170,8 @@ class ReActStep:
         # One call, through the same executor as native calls. No id: the arguments are the
         # parser's, already decoded (a plain "北京" stays a string for a one-parameter tool).
         call = {"id": None, "function": {"name": parsed.tool, "arguments": parsed.args}}
-        run_tools(self.registry, [call], self.guards, step)
+        run_tools(self.registry, [call], self.guards, step, question=self.question,
+                  earlier=list(steps))
         return None
 
     def read_closing(self, reply: Reply, step: Step) -> str | None:
@@ -176,6 +183,27 @@ class ReActStep:
             return parsed.answer if isinstance(parsed, FinalAnswer) else clean.strip()
         except ReActParseError:
             return clean.strip()
+
+
+def action_schema(registry: ToolRegistry, require_call: str = "any") -> dict:
+    """The JSON schema of one ReAct Action (JSON-blob style) and no Final Answer: a call of the
+    named tool, or of any tool, with arguments valid for its parameters (types, enums,
+    required). The parser reads the reply like any JSON-blob Action.
+
+    Example: action_schema(default_registry(), "get_weather")["anyOf"][0]["properties"]["action"]
+             -> {"const": "get_weather"}
+    """
+    options = []
+    for entry in registry.openai_tools():
+        fn = entry["function"]
+        if require_call in registry and fn["name"] != require_call:
+            continue
+        params = dict(fn.get("parameters") or {"type": "object", "properties": {}})
+        params.setdefault("additionalProperties", False)
+        options.append({"type": "object", "properties": {
+            "action": {"const": fn["name"]}, "action_input": params},
+            "required": ["action", "action_input"], "additionalProperties": False})
+    return {"anyOf": options}
 
 
 def run_react(question: str, tools: Any = None, conn: Any = None, max_steps: int | None = 6, *,

@@ -33,6 +33,9 @@ STATUSES = {
     "error": "reactlab itself failed (a bug, please report it): see RunResult.error",
 }
 
+# Step.require_call for "the next request goes without tools": the model can only answer
+ANSWER_ONLY = "none"
+
 
 @dataclass
 class ToolCallRecord:
@@ -77,7 +80,8 @@ class Step:
     events: list[str] = field(default_factory=list)  # guard events, e.g. "loop: repeat x3"
     feedback: str | None = None  # our message after this step: a nudge, the loop intervention
     reasoning: str | None = None  # a reasoning model's reasoning_content, echoed back with calls
-    require_call: str | None = None  # the next request must call a tool: its name, or "any"
+    # the next request must call a tool: its name, or "any"; ANSWER_ONLY: it goes without tools
+    require_call: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

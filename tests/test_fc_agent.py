@@ -24,6 +24,7 @@ from reactlab.guards import (
     LoopDetector,
 )
 from reactlab.prompts import load_template, render_template
+from reactlab.runlog import ANSWER_ONLY
 from reactlab.tools import ToolRegistry, tool
 
 EMPTY_REPLY_NUDGE = load_template("empty_reply")
@@ -259,11 +260,26 @@ def test_a_plan_that_names_a_tool_is_sent_back_once():
     assert_tool_messages_answer_their_calls(conn)
 
 
-def test_a_second_plan_is_taken_as_the_answer():
-    conn = FakeConn(reply("I will use get_weather."), reply("get_weather says nothing yet."))
+def test_a_second_plan_gets_one_request_without_tools_and_a_third_is_the_answer():
+    # The 1.5B's real pattern: the call it was asked for runs, then it describes the call again.
+    plan = "To find the weather, I'll call the `get_weather` function."
+    conn = FakeConn(reply(plan), reply(None, [("get_weather", '{"location": "北京"}')]),
+                    reply(plan), reply("get_weather says nothing yet."))
     r = run(conn)
-    assert [s.kind for s in r.steps] == ["parse_error", "final"]
-    assert r.status == "final" and r.answer == "get_weather says nothing yet."
+    assert [s.kind for s in r.steps] == ["parse_error", "action", "parse_error", "final"]
+    assert r.steps[2].error == "the reply names get_weather again instead of answering"
+    assert r.steps[2].require_call == ANSWER_ONLY
+    assert "tools" not in conn.requests[3] and "tool_choice" not in conn.requests[3]
+    assert conn.requests[3]["messages"][-1] == {"role": "user",
+                                                "content": load_template("narrated_again")}
+    assert r.steps[3].events == ["asked without tools after a second plan that named a tool"]
+    assert r.status == "final" and r.answer == "get_weather says nothing yet."  # the bound
+    assert_tool_messages_answer_their_calls(conn)
+
+
+def test_a_plan_without_tools_is_the_answer():
+    r = run(FakeConn(reply("I will use get_weather.")), guards=Guards(narrated_calls=False))
+    assert [s.kind for s in r.steps] == ["final"]
 
 
 @pytest.mark.parametrize("answer", ["北京今天晴，23°C。", "Use the weather app.",

@@ -24,7 +24,7 @@ from reactlab.guards import (
 )
 from reactlab.memory import Conversation, history_tokens
 from reactlab.prompts import load_template
-from reactlab.react_agent import run_react
+from reactlab.react_agent import action_schema, run_react
 from reactlab.report import plot_context_growth, summary_table
 from reactlab.tools import default_registry, tool
 from reactlab.widgets import trace_text
@@ -387,8 +387,9 @@ def test_arithmetic_in_the_head_is_sent_to_the_calculator():
         "还有306天，一共能存2500元。",
         Reply(None, [tool_call("c2", "calculator", '{"expression": "306 * 5"}')]),
         "还有306天，一共能存1530元。")
-    r = run_function_calling("到 2027-01-01 还有多少天？如果每天存 5 元，一共能存多少？",
-                             conn=conn, tools=default_registry(), guards=Guards.levers())
+    r = run_function_calling("今天是 2026-03-01，到 2027-01-01 还有多少天？如果每天存 5 元，"
+                             "一共能存多少？", conn=conn, tools=default_registry(),
+                             guards=Guards.levers())
     assert [s.kind for s in r.steps] == ["action", "ungrounded", "action", "final"]
     assert "2500" in r.steps[1].error and conn.requests[2]["tool_choice"] == "required"
     assert "calculator" in conn.requests[2]["messages"][-1]["content"]
@@ -418,6 +419,41 @@ def test_react_shows_the_correction_in_the_pad_not_the_draft():
     assert "tool_choice" not in conn.requests[2]  # a text protocol: the words ask for it
 
 
+def test_react_on_the_own_server_requires_the_missing_call_with_a_schema():
+    # Seed 000's real failure: 广州 given 北京's figures after one get_weather call.
+    conn = ScriptedConn(
+        'Action: {"action": "get_weather", "action_input": {"location": "北京"}}',
+        "Final Answer: 北京 23.4°C，广州 23.4°C。",
+        '{"action": "get_weather", "action_input": {"location": "广州"}}',
+        "Final Answer: 北京 23.4°C，广州 24.2°C。")
+    r = run_react("北京和广州的天气怎么样？", conn=conn, tools=default_registry())
+    assert [s.kind for s in r.steps] == ["action", "ungrounded", "action", "final"]
+    fmt = conn.requests[2]["response_format"]
+    schema = fmt["json_schema"]["schema"]
+    assert fmt["type"] == "json_schema" and [o["properties"]["action"]["const"]
+                                              for o in schema["anyOf"]] == default_registry().names()
+    assert "Final Answer" not in json.dumps(schema)  # this one reply can only be an Action
+    assert "response_format" not in conn.requests[3]  # and only that one
+    assert r.steps[2].tool_calls[0].arguments == {"location": "广州"}
+
+
+def test_action_schema_names_one_tool_and_its_parameters():
+    schema = action_schema(default_registry(), "get_weather")
+    (only,) = schema["anyOf"]
+    assert only["properties"]["action"] == {"const": "get_weather"}
+    assert only["properties"]["action_input"]["required"] == ["location"]
+    assert len(action_schema(default_registry())["anyOf"]) == len(default_registry().names())
+
+
+def test_react_elsewhere_asks_for_the_call_in_words_only():
+    conn = ScriptedConn(
+        'Action: {"action": "get_weather", "action_input": {"location": "北京"}}',
+        "Final Answer: 北京 23.4°C，广州 23.4°C。", "Final Answer: 北京 23.4°C。")
+    conn.provider = "openai"  # not reactlab's server: no schema it may not accept
+    run_react("北京和广州的天气怎么样？", conn=conn, tools=default_registry())
+    assert all("response_format" not in req for req in conn.requests)
+
+
 def test_a_call_fed_figures_not_seen_yet_is_held_back():
     # The savings agent's real failure: the calculator written beside the call it depends on.
     conn = ScriptedConn(
@@ -429,7 +465,7 @@ def test_a_call_fed_figures_not_seen_yet_is_held_back():
                              conn=conn, tools=default_registry(), guards=Guards.levers())
     first = r.steps[0].tool_calls
     assert first[0].observation == "306" and first[1].error
-    assert first[1].observation.startswith("Not run: calculator was given figures")
+    assert first[1].observation.startswith("Not run: calculator was given 11, 30, which")
     assert r.steps[0].events == ["held back 1 call(s) fed figures no earlier result gives"]
     tool_messages = [m for m in conn.requests[1]["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2"]  # every id answered
@@ -442,20 +478,54 @@ def test_a_call_fed_figures_not_seen_yet_is_held_back():
     assert not r.steps[0].tool_calls[1].error  # Guards.basic(): the lever is off
 
 
-def test_held_back_only_in_replies_with_several_calls():
+def test_held_back_are_calls_fed_unseen_figures_and_a_calculator_too_early():
     g = Guards.levers()
+    q = "青岛啤酒买100股要多少钱？"
     calls = [("get_closing_price", {"name": "青岛啤酒"}), ("calculator", {"expression": "100 * 67.5"})]
-    assert g.held_back("青岛啤酒买100股要多少钱？", [], calls) == [1]
-    assert g.held_back("青岛啤酒买100股要多少钱？", [], calls[1:]) == []
-    # the calculator waits for data fetched in the same reply, whatever its figures
+    assert g.held_back(q, [], calls) == {1: ["67.5"]}
+    assert g.held_back(q, [], calls[1:]) == {0: ["67.5"]}  # alone, too: a guessed price
+    # a calculator beside a first fetch waits for it, whatever its figures
     assert g.held_back("算 3 * 4 和北京天气", [], [("calculator", {"expression": "3 * 4"}),
-                                                ("get_weather", {"location": "北京"})]) == [0]
+                                                ("get_weather", {"location": "北京"})]) == {0: []}
     savings = [("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}),
                ("calculator", {"expression": "5 * (2027-2026)"})]
     assert g.held_back("今天是 2026-03-01，到 2027-01-01 还有多少天？每天存 5 元呢？", [],
-                       savings) == [1]
+                       savings) == {1: []}
     assert g.held_back("3 * 4 和 5 * 6", [], [("calculator", {"expression": "3 * 4"}),
-                                              ("calculator", {"expression": "5 * 6"})]) == []
+                                              ("calculator", {"expression": "5 * 6"})]) == {}
+    # a "today" the model imagined, before any tool said what today is
+    assert g.held_back("今天到2026年6月18日还有多少天？", [],
+                       [("days_between", {"date1": "2026-06-18", "date2": "2025-10-01"})]) == {
+        0: ["2025"]}
+    assert Guards.basic().held_back(q, [], calls[1:]) == {}
+
+
+def test_a_calculator_beside_a_repeated_fetch_runs():
+    # The 1.5B's real t17 run: the price came back, then it asked for it again beside
+    # 100 * 67.92, which was held back although both figures were known.
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "get_closing_price", '{"name": "青岛啤酒"}')]),
+        Reply(None, [tool_call("c2", "get_closing_price", '{"name": "青岛啤酒"}'),
+                     tool_call("c3", "calculator", '{"expression": "100 * 67.92"}')]),
+        "100股青岛啤酒要6792元。")
+    r = run_function_calling("How much do 100 shares of Tsingtao Brewery cost?", conn=conn,
+                             tools=default_registry())
+    assert [c.observation for c in r.steps[1].tool_calls][1] == "6792"
+    assert r.answer == "100股青岛啤酒要6792元。"
+
+
+def test_react_holds_back_a_guessed_today():
+    conn = ScriptedConn(
+        'Action: {"action": "days_between", "action_input": {"date1": "2025-10-01", '
+        '"date2": "2026-06-18"}}',
+        'Action: {"action": "get_today", "action_input": {}}',
+        'Action: {"action": "days_between", "action_input": {"date1": "2026-03-01", '
+        '"date2": "2026-06-18"}}',
+        "Final Answer: 还有109天。")
+    r = run_react("今天到2026年6月18日还有多少天？", conn=conn, tools=default_registry())
+    first = r.steps[0].tool_calls[0]
+    assert first.error and "2025" in first.observation and "today's date" in first.observation
+    assert r.steps[2].tool_calls[0].observation == "109" and r.answer == "还有109天。"
 
 
 def test_a_plan_without_a_call_is_followed_by_a_request_for_that_call():

@@ -343,12 +343,25 @@ def test_tool_name_as_a_value_variants(args, shown):
     assert text.endswith("Call get_today first, then call days_between again with its result.")
 
 
-@pytest.mark.parametrize("value", ["get_today is a tool", "Get_Today", "get_today(2026)"])
+@pytest.mark.parametrize("value", ["get_today is a tool", "Get_Today", "my_get_today(1)"])
 def test_a_value_that_only_mentions_a_tool_runs_as_usual(value):
     text, is_error = default_registry().run("days_between", {"date1": "2026-12-31",
                                                              "date2": value})
     assert is_error and text.startswith("Error: days_between failed: ValueError: ")
     assert "name of a tool" not in text
+
+
+@pytest.mark.parametrize("tool_name, args, inner", [
+    # the 1.5B's real t46 expression: an average written before any weather was fetched
+    ("calculator", {"expression": "(get_weather('北京')['humidity'] + "
+                                  "get_weather('上海')['humidity']) / 2"}, "get_weather"),
+    ("calculator", {"expression": "get_closing_price('Kweichow Moutai') / 3"}, "get_closing_price"),
+    ("days_between", {"date1": "2026-12-31", "date2": "get_today(2026)"}, "get_today"),
+])
+def test_a_value_that_calls_another_tool_says_call_it_first(tool_name, args, inner):
+    text, is_error = default_registry().run(tool_name, args)
+    assert is_error and f"which calls {inner} inside it" in text
+    assert f"call {inner} first" in text and text.endswith("the figures its results give.")
 
 
 def test_tool_name_of_an_unregistered_tool_runs_as_usual():

@@ -13,14 +13,16 @@ Templates (see README.md next to them):
                                tool?"
 - `react_action_input_user`    chat history, "New input: …" and the scratchpad
 - `native_system`              the native agent's system prompt (notebook 05)
-- `empty_reply`, `narrated_call`, `loop_intervention`, `final_request`
+- `empty_reply`, `narrated_call`, `narrated_again`, `loop_intervention`, `final_request`
                                what the loop tells the model after an empty reply, a plan
-                               without a call ({names}, {first}), a repeated call, and when
-                               a budget ran out
-- `grounding_missing`, `grounding_compute`, `grounding_fact`, `held_back`
+                               without a call ({names}, {first}), a second such plan, a
+                               repeated call, and when a budget ran out
+- `grounding_missing`, `grounding_compute`, `grounding_fact`, `held_back`, `held_back_beside`
                                the corrections that replace a draft the grader rejects
                                (a name to fetch, a figure to compute, the checked fact) and
-                               the result of a call held back (on by default; off with `Guards.basic()`)
+                               the result of a call held back ({tool}, {figures}: made-up
+                               figures, or a calculator too early; on by default, off with
+                               `Guards.basic()`)
 - `steps_summary`, `turns_summary`
                                the header of folded steps and of folded chat turns ({lines})
 

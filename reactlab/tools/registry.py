@@ -278,7 +278,9 @@ class ToolRegistry:
         "'get_today' is not a date"; naming the tool to call first gets the model unstuck.
         Only whole values count ("get_today", "get_today()", "get_today({})", case-sensitive):
         "get_today is a tool" is an ordinary value. The tool's own name does not count ("call
-        days_between first, then days_between" helps no one).
+        days_between first, then days_between" helps no one). A value that *calls* another tool
+        inside it counts too: calculator("(get_weather('北京')['humidity'] + …) / 3"), the
+        1.5B's way of writing an average before fetching anything.
         """
         t = self.get(name)
         for key, value in self._as_kwargs(t, args).items():
@@ -288,6 +290,13 @@ class ToolRegistry:
             if called != t.name and called in self._tools:
                 return (f"{t.name} got {key}={value!r}, which is the name of a tool, not a value. "
                         f"Call {called} first, then call {t.name} again with its result.")
+            inside = [n for n in self._tools if n != t.name
+                      and re.search(rf"(?<!\w){re.escape(n)}\s*\(", value)]
+            if inside:
+                return (f"{t.name} got {key}={value!r}, which calls {', '.join(inside)} inside "
+                        f"it. A tool cannot call another tool: call {inside[0]} first (one call "
+                        f"for each value you need), then call {t.name} again with the figures "
+                        f"its results give.")
         return None
 
     def validate(self, name: str, args: Any) -> dict:
