@@ -394,7 +394,16 @@ def dates(text: str) -> set[str]:
     return out
 
 
+# Wordings that say the same as a NOT_FOUND / NO_DATA spelling, folded onto it before matching
+# (here, not in the anchors, so the tasks' digests and their stored runs stay valid):
+# "I can't fetch" is "I could not fetch", "is not listed" is "not found".
+_SAME_AS = ((re.compile(r"\b(?:can ?not|can't|can’t|couldn’t|am unable to|was unable to)\s+"),
+             "could not "),
+            (re.compile(r"\b(?:is not|isn't|isn’t|not) listed\b"), "not found"))
+
+
 def _present(anchor, answer: str, nums: list[float]) -> bool:
+    """Example: _present(NO_DATA, "I'm sorry, but I can't fetch it right now.", []) -> True"""
     if isinstance(anchor, Num):
         if any(abs(n - anchor.value) <= anchor.tol for n in nums):
             return True
@@ -402,6 +411,8 @@ def _present(anchor, answer: str, nums: list[float]) -> bool:
         return any(w.casefold() in low for w in anchor.words)
     if isinstance(anchor, Name):
         low = unicodedata.normalize("NFKC", answer).casefold()
+        for pattern, same in _SAME_AS:
+            low = pattern.sub(same, low)
         return any(unicodedata.normalize("NFKC", s).casefold() in low for s in anchor.spellings)
     if isinstance(anchor, Date):
         return anchor.iso in dates(answer)

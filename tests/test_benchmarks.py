@@ -590,6 +590,23 @@ def test_checker_names_what_is_missing():
     assert check(TASKS_BY_ID["t05_weather_bj_zh"], "   ") == (False, ["(no answer)"])
 
 
+@pytest.mark.parametrize("task_id, answer", [
+    # the 1.5B's real answers (native, levers run of 2026-12-01), scored as failures before
+    ("t63_moutai_down_en", ("I'm sorry, but I can't fetch the closing price of Kweichow Moutai "
+                            "right now. Please try again later.")),
+    ("t59_tencent_unknown_en", ("I apologize, but I can't provide the closing price for Tencent. "
+                                'The stock "腾讯" is not listed in the known stocks.')),
+    ("t63_moutai_down_en", "I cannot get the closing price right now."),
+])
+def test_checker_reads_other_ways_of_saying_not_found_or_no_data(task_id, answer):
+    assert check(TASKS_BY_ID[task_id], answer) == (True, [])
+
+
+def test_checker_still_needs_the_words_for_not_found():
+    assert not check(TASKS_BY_ID["t59_tencent_unknown_en"], "Tencent is a large company.")[0]
+    assert not check(TASKS_BY_ID["t63_moutai_down_en"], "I can fetch it later.")[0]
+
+
 def test_fail_once_registry_raises_then_works():
     reg = tasks.registry_for(TASKS_BY_ID["t28_gz_flaky_zh"])
     first, err1 = reg.run("get_weather", {"location": "广州"})
