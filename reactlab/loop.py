@@ -147,6 +147,8 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
         must = steps[-1].require_call if steps and with_tools else None
         own = getattr(conn, "provider", None) in ("local", CLASSROOM)
         request = {"model": conn.model, **protocol.request(messages, with_tools, must, own)}
+        if must and "response_format" in request:  # text ReAct on reactlab's server
+            step.events.append(f"constrained to an Action ({must}): JSON schema")
         if "tools" in request and own:
             request["extra_body"] = {"reactlab_help": False}  # see the module docstring
         reply = complete(conn, request, stream=protocol.stream, echo=verbose)

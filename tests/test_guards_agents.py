@@ -434,6 +434,7 @@ def test_react_on_the_own_server_requires_the_missing_call_with_a_schema():
                                               for o in schema["anyOf"]] == default_registry().names()
     assert "Final Answer" not in json.dumps(schema)  # this one reply can only be an Action
     assert "response_format" not in conn.requests[3]  # and only that one
+    assert r.steps[2].events == ["constrained to an Action (any): JSON schema"]
     assert r.steps[2].tool_calls[0].arguments == {"location": "广州"}
 
 

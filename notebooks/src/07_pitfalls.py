@@ -468,7 +468,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 #
 # | correction | when | the next request |
 # |---|---|---|
-# | missing | a name the question asks about has no tool result | must make a tool call (`tool_choice="required"`) |
+# | missing | a name the question asks about has no tool result | must make a tool call (`tool_choice="required"`; text ReAct on reactlab's server: a JSON schema that allows only an Action) |
 # | compute | a figure that no tool result or calculation gives | must make a tool call: the calculator |
 # | fact | a backwards comparison, or one name given another's figures | the checked fact, then a new answer |
 #
@@ -483,7 +483,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 #
 # | 更正 | 何时 | 下一次请求 |
 # |---|---|---|
-# | missing（缺数据） | 问题问到的某个名字没有工具结果 | 必须调用工具（`tool_choice="required"`） |
+# | missing（缺数据） | 问题问到的某个名字没有工具结果 | 必须调用工具（`tool_choice="required"`；在 reactlab 自己的服务器上，文本 ReAct 用一个只允许 Action 的 JSON schema） |
 # | compute（要计算） | 某个数字既不来自工具结果，也不来自计算 | 必须调用工具：计算器 |
 # | fact（核对事实） | 比较方向反了，或者把一个名字的数字安到了另一个名字上 | 给出核对过的事实，再重新作答 |
 #
