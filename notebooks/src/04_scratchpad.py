@@ -480,15 +480,18 @@ print(f"\nstatus={r1.status!r}  answer={r1.answer!r}\nusage={r1.usage}")
 print(grade(r1, Expected(parts=("北京", "广州"))))
 
 # %% [markdown]
-# If that verdict is ✘, its reasons say what went wrong. The slip this model made in every run
-# while this notebook was written: both cities in one call, refused by the tool, then only 北京
-# fetched — and 广州 given 北京's figures in the answer. The loop did its part (the refusal came
-# back as an Observation); the last step is the model's, and the verdict is how you catch it.
+# The slip to look for (this model made it in the hand-written loops while this notebook was
+# written): both cities in one call, refused by the tool, then only 北京 fetched — and 广州
+# given 北京's figures in the answer. `run_react` has the guards of notebook 07: a step of kind
+# `ungrounded` is an answer the grader caught before it was accepted, and on reactlab's own
+# server the reply after it can only be an Action (its events say `constrained to an Action`).
+# Whatever happened this time, the verdict is the answer key; if it is ✘, its reasons say what
+# went wrong.
 #
 # The stock question, in the stock agent's layout:
 
 # %% [markdown] lang="zh-CN"
-# 如果这条判定是 ✘，它列出的理由会说明哪里出了错。编写这个 notebook 时，这个模型每一次都犯了同一个错：把两个城市塞进一次调用，被工具拒绝，然后只查了北京——答案里却给广州套上了北京的数字。循环尽到了它的本分（拒绝信息作为 Observation 回到了模型那里）；最后一步是模型自己的，而判定就是你发现它的办法。
+# 要留意的错误（编写这个 notebook 时，这个模型在手写的循环里犯过）：把两个城市塞进一次调用，被工具拒绝，然后只查了北京——答案里却给广州套上了北京的数字。`run_react` 带着第 07 篇的护栏：类型为 `ungrounded` 的步骤，是评分器在接受之前拦下的答案；在 reactlab 自己的服务器上，它之后的那次回复只能是一个 Action（它的事件里写着 `constrained to an Action`）。不管这次发生了什么，判定都是答案；如果它是 ✘，它列出的理由会说明哪里出了错。
 #
 # 股票问题，用股票智能体的布局：
 

@@ -613,14 +613,16 @@ else:
 #
 # | configuration | all 72 tasks | 95 % interval |
 # |---|---|---|
-# | text ReAct, JSON blob | 45/72 (62 %) | 51–73 % |
-# | native `tool_calls` | 33/72 (46 %) | 35–57 % |
+# | text ReAct, JSON blob | 50/72 (69 %) | 58–79 % |
+# | native `tool_calls` | 38/72 (53 %) | 41–64 % |
 #
-# Before the guards corrected rejected answers (notebook 07, section 6) the same two
-# configurations solved 44/72 and 24/72: the corrections lifted native calls most. By kind of
-# task, both protocols solve the one-call tasks (8/8) and fail more often the more calls a task
-# needs (three calls: 6/17 against 4/17); native's most common failure is a wrong answer with
-# the facts in hand (23 of its 39 failures).
+# Before the guards corrected rejected answers and held back calls fed made-up figures
+# (notebook 07) the same two configurations solved 44/72 and 25/72, re-scored with today's
+# rules. By kind of task, both protocols solve the one-call tasks (8/8) and fail more often the
+# more calls a task needs (three calls: 9/17 against 6/17). ReAct's most common failure is a
+# wrong answer with the facts in hand (11 of its 22); native's is a run that used up its six
+# steps (12 of its 34): the guards turn many of its wrong answers into more steps, not into
+# right ones.
 #
 # ### "Function calling first, text ReAct as the fallback"
 #
@@ -630,7 +632,7 @@ else:
 # the parser, and you get a stable API instead of a prompt format to maintain.
 #
 # This model's own numbers point the other way: on the 1.5B Coder model behind this series, the
-# text protocol won, 45/72 against 33/72, and section 5's runs let you look at individual cases.
+# text protocol won, 50/72 against 38/72, and section 5's runs let you look at individual cases.
 # Likely reasons, not proven here: a small model follows an explicit format spelled out in the
 # prompt better than the tool block its template adds, and ReAct's `Thought:` gives it room to
 # plan the next call. The advice comes from models trained hard for tool calls (the large hosted
@@ -645,12 +647,13 @@ else:
 #
 # | 配置 | 全部 72 个任务 | 95 % 置信区间 |
 # |---|---|---|
-# | 文本 ReAct，JSON blob | 45/72 (62 %) | 51–73 % |
-# | 原生 `tool_calls` | 33/72 (46 %) | 35–57 % |
+# | 文本 ReAct，JSON blob | 50/72 (69 %) | 58–79 % |
+# | 原生 `tool_calls` | 38/72 (53 %) | 41–64 % |
 #
-# 在护栏学会更正被拒绝的答案之前（第 07 课第 6 节），同样两个配置解决了 44/72 和 24/72：更正对原生调用的帮助最大。
+# 在护栏学会更正被拒绝的答案、拦下填了编造数字的调用之前（第 07 课），同样两个配置解决了 44/72 和 25/72（按今天的规则重新评分）。
 # 按任务类型看，两种协议都能解决只需一次调用的任务（8/8），任务需要的调用越多就越容易失败（需要三次调用的任务：
-# 6/17 对 4/17）；原生调用最常见的失败是手握事实却答错了（39 次失败中有 23 次）。
+# 9/17 对 6/17）。ReAct 最常见的失败是手握事实却答错了（22 次失败中有 11 次）；原生调用最常见的是六步用完
+# （34 次失败中有 12 次）：护栏把它的许多错误答案变成了更多的步骤，而没有变成正确答案。
 #
 # ### "函数调用优先，文本 ReAct 兜底"
 #
@@ -658,7 +661,7 @@ else:
 # 和你自己的解析器的 ReAct）。理由是站得住的——模型是在它的模板上训练的，解析器由服务器负责，而且你得到的是
 # 一个稳定的 API，而不是一个需要自己维护的提示词格式。
 #
-# 这个模型自己的数字却指向另一边：在本系列使用的 1.5B Coder 模型上，文本协议赢了，45/72 对 33/72，而第 5 节
+# 这个模型自己的数字却指向另一边：在本系列使用的 1.5B Coder 模型上，文本协议赢了，50/72 对 38/72，而第 5 节
 # 的运行让你能逐个查看具体案例。可能的原因（这里并未证明）：小模型更善于遵循在提示词里明确写出来的格式，
 # 而不是模板添加的工具块；ReAct 的 `Thought:` 也给了它规划下一个调用的空间。那条建议来自为工具调用下过大力气
 # 训练的模型（大型托管模型），在那里它是合理的默认选择。所以要按模型来判断：在一小批你自己的任务上把两种协议都跑一遍，
@@ -673,7 +676,7 @@ else:
 # | FC needs a model trained for it; output more stable | trained, yes — yet the 1.5B model often skips the tags it was trained on, and a lenient parser or constrained decoding makes up for it (sections 2–4). |
 # | FC output is easy to handle | the *server* handles it: template in, parser out. Someone still writes the parser. |
 # | FC hides the reasoning | native replies carry little or no text beside the call; ReAct's `Thought:` lines are in the run record (`step.thought`). |
-# | ReAct works with weaker models | it needs only text completion and `stop`, and on this 1.5B model it solved more tasks (45/72 against 33/72, section 6) — but its format costs tokens at every step, and its parse failures are the model's to repeat. |
+# | ReAct works with weaker models | it needs only text completion and `stop`, and on this 1.5B model it solved more tasks (50/72 against 38/72, section 6) — but its format costs tokens at every step, and its parse failures are the model's to repeat. |
 #
 # Both protocols are "a prompt in, text out, a parser in between". The difference is who owns
 # the format: with ReAct you do (prompt and parser in your code); with native calls the model
@@ -687,7 +690,7 @@ else:
 #   parser returned this model's fenced calls as text; reactlab's server parses leniently.
 # - `tool_choice="required"` constrains decoding to a call: no broken JSON, but a call even when
 #   none is needed.
-# - Measured on this model, text ReAct beat native calls (45/72 against 33/72); the usual
+# - Measured on this model, text ReAct beat native calls (50/72 against 38/72); the usual
 #   "function calling first" advice holds for models trained for it. Measure on yours.
 #
 # **Is an agent a replacement for function calling, or an upgrade of it?** An upgrade — more
@@ -731,7 +734,7 @@ else:
 # | FC 需要专门训练过的模型；输出更稳定 | 训练过，没错——可这个 1.5B 模型经常不写它训练时学过的标签，靠宽松的解析器或约束解码才弥补过来（第 2–4 节）。 |
 # | FC 的输出容易处理 | 是*服务器*在处理：进去是模板，出来是解析器。解析器总得有人写。 |
 # | FC 把推理过程藏起来了 | 原生回复在调用之外几乎没有文字；ReAct 的 `Thought:` 行都在运行记录里（`step.thought`）。 |
-# | ReAct 适用于较弱的模型 | 它只需要文本补全和 `stop`，在这个 1.5B 模型上也解决了更多任务（45/72 对 33/72，第 6 节）——但它的格式每一步都要花 token，而解析失败时，得靠模型自己重来。 |
+# | ReAct 适用于较弱的模型 | 它只需要文本补全和 `stop`，在这个 1.5B 模型上也解决了更多任务（50/72 对 38/72，第 6 节）——但它的格式每一步都要花 token，而解析失败时，得靠模型自己重来。 |
 #
 # 两种协议都是"提示词进、文本出，中间一个解析器"。区别在于格式归谁管：用 ReAct，归你（提示词和解析器都在
 # 你的代码里）；用原生调用，归模型厂商（模板和解析器在服务器里），作为交换，你得到一个稳定的 API。
@@ -742,7 +745,7 @@ else:
 # - 严格的解析器可能把一个好好的调用变成普通的 `content`：BFCL 上记录到，llama.cpp 的解析器把这个模型用代码块
 #   写的调用当作文本返回；reactlab 的服务器则采用宽松解析。
 # - `tool_choice="required"` 把解码约束为一个调用：不会有坏掉的 JSON，但即使不需要调用也会调用。
-# - 在这个模型上实测，文本 ReAct 胜过原生调用（45/72 对 33/72）；常见的"函数调用优先"建议适用于专门为此训练过的模型。
+# - 在这个模型上实测，文本 ReAct 胜过原生调用（50/72 对 38/72）；常见的"函数调用优先"建议适用于专门为此训练过的模型。
 #   在你自己的模型上测一测。
 #
 # **智能体是函数调用的替代品，还是它的升级？** 是升级——更准确地说，是包在它*外面*的那个循环。函数调用（原生的
