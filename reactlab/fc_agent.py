@@ -137,7 +137,9 @@ class NativeStep:
             run_tools(self.registry, reply.tool_calls, self.guards, step, parallel=self.parallel,
                       question=self.question, earlier=list(steps))
             return None
-        named = self.guards.narrated(answer, self.registry.names()) if self.narrations < 2 else []
+        again = self.narrations == 1 and self.guards.quiet_retry  # a second plan gets one more try
+        named = self.guards.narrated(answer, self.registry.names()) if (
+            not self.narrations or again) else []
         if named and not self.narrations:
             # A plan that names a tool is not an answer: nothing ran. The next request
             # requires the call: by name when the plan named one tool.

@@ -60,7 +60,7 @@ class Guards:
     # The levers the benchmark kept (benchmarks/results/levers.md): on by default.
     grounding: bool = True  # correct an answer the run does not support (the grader)
     max_corrections: int = 2  # answers corrected per run; the next one is accepted as it is
-    quiet_retry: bool = True  # after two empty replies, one request without tools (native)
+    quiet_retry: bool = True  # after two empty replies or a second plan, one request without tools
     hold_back: bool = True  # don't run a call fed figures that no earlier result gives
 
     @classmethod

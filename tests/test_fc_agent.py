@@ -277,6 +277,14 @@ def test_a_second_plan_gets_one_request_without_tools_and_a_third_is_the_answer(
     assert_tool_messages_answer_their_calls(conn)
 
 
+def test_without_the_quiet_retry_a_second_plan_is_the_answer():
+    plan = "To find the weather, I'll call the `get_weather` function."
+    conn = FakeConn(reply(plan), reply(None, [("get_weather", '{"location": "北京"}')]),
+                    reply(plan))
+    r = run(conn, guards=Guards.basic())
+    assert [s.kind for s in r.steps] == ["parse_error", "action", "final"] and r.answer == plan
+
+
 def test_a_plan_without_tools_is_the_answer():
     r = run(FakeConn(reply("I will use get_weather.")), guards=Guards(narrated_calls=False))
     assert [s.kind for s in r.steps] == ["final"]
