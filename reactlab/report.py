@@ -38,8 +38,8 @@ def format_step(step: Step) -> str:
         if call.full_observation is not None:
             lines.append(f"  (shown {len(call.observation):,} of {len(call.full_observation):,}"
                          " chars)")
-    if step.error:
-        lines.append(f"parse error: {step.error}")
+    if step.error:  # an answer the grader rejected is not a parse error: say which it was
+        lines.append(f"{'rejected' if step.kind == 'ungrounded' else 'parse error'}: {step.error}")
     if step.feedback:
         lines.append(f"told the model: {shorten(step.feedback, 120)}")
     if step.kind in ("final", "final_request", "empty") and not step.tool_calls:

@@ -14,7 +14,7 @@ from reactlab.report import (
     step_rows,
     summary_table,
 )
-from reactlab.runlog import RunResult
+from reactlab.runlog import RunResult, Step
 
 
 @pytest.fixture
@@ -75,6 +75,14 @@ def test_format_step_shows_compaction_and_events():
     assert "(812 ms, 300+20 tok, 0 cached)" in text
     final = format_step(sample_run().steps[2])
     assert "北京晴，3°C。" in final
+
+
+def test_format_step_says_rejected_for_an_answer_the_grader_caught():
+    # 04's real run_react step: the grader caught 广州 given 北京's figures
+    step = Step(3, "ungrounded", text="Thought: I now know the final answer",
+                error="广州 is given 北京's figures (23.4, 23.1): no tool result for 广州 came back")
+    assert "rejected: 广州 is given 北京's figures" in format_step(step)
+    assert "parse error: x" in format_step(Step(2, "parse_error", error="x"))
 
 
 def test_plot_context_growth_draws_one_line_per_run(plt):
