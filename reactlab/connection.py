@@ -173,6 +173,20 @@ def _last_line(log_file: Path) -> str:
     return lines[-1] if lines else "(empty log)"
 
 
+def _gone(pid: int) -> bool:
+    """True once process `pid` has exited. A server this process started (connect() in the
+    same kernel) stays a zombie until we reap it: `kill(pid, 0)` alone would wait the full
+    timeout for it."""
+    with contextlib.suppress(ChildProcessError):  # not our child: its own parent reaps it
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
 def stop_local_server(port: int | None = None, timeout: float = 15.0) -> str:
     """Stop the background server started by connect(); returns what happened."""
     if port is None:
@@ -195,14 +209,14 @@ def stop_local_server(port: int | None = None, timeout: float = 15.0) -> str:
         return f"no reactlab server on port {port} (stale pid file removed)"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if _gone(pid):
             break
         time.sleep(0.2)
     else:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+        pid_file.unlink(missing_ok=True)
+        return f"killed the reactlab server on port {port} (pid {pid}): it ignored SIGTERM"
     pid_file.unlink(missing_ok=True)
     return f"stopped the reactlab server on port {port} (pid {pid})"
 
