@@ -459,7 +459,9 @@ print(grade(closed, Expected(parts=("北京", "广州"))))
 # (notebook 07). It returns the same `RunResult` our loops built: `answer`, `status`, one
 # `Step` per request (with its tokens and latency), `usage`, and the last `messages` sent.
 #
-# The weather question, in the weather agent's layout:
+# The weather question, in the weather agent's layout — a success demo:
+# [`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held in ten
+# replays.
 
 # %% [markdown] lang="zh-CN"
 # 对比最后三行。答案提到了、却没有任何工具结果返回的城市，它的数字就是模型编出来的——判定也会这么说：它会列出没有任何工具结果支持的数字，或者指出这个城市拿了另一个城市的数字。最终请求要求模型 "with what you already know"（根据已经知道的信息）作答，但没有任何东西能阻止一个小模型照样把空缺填上。如果答案只提到了已经查到的那个城市，它是诚实的，但不完整，判定会如实指出这一点。无论哪种情况，这次运行都没有正常结束，记录里必须写明这一点：答案旁边的状态仍然是 `max_steps`，判定的第一条理由会说明是预算结束了这次运行。
@@ -468,10 +470,11 @@ print(grade(closed, Expected(parts=("北京", "广州"))))
 #
 # `reactlab.react_agent.run_react` 就是这个循环，只是把粗糙的地方都处理好了：两种消息布局（`messages_style="scratchpad"` 或 `"chat"`）、两种提示词风格、`stop`（或在客户端截断）、在预算之内把解析错误和工具错误作为 Observation 发回、预算耗尽时的最终请求，以及防止死循环和超大 Observation 的护栏（第 07 篇）。它返回的 `RunResult` 和我们的循环构建的一样：`answer`、`status`、每个请求一个 `Step`（含 token 数和延迟）、`usage`，以及最后发送的 `messages`。
 #
-# 天气问题，用天气智能体的布局：
+# 天气问题，用天气智能体的布局——这是一个成功演示：[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# demo: success
 r1 = run_react(weather_q, tools=weather_tools, conn=conn, max_steps=5,
                style="json", messages_style="scratchpad")
 for step in r1.steps:

@@ -512,13 +512,16 @@ for r in drafts:
 # %% [markdown]
 # The guard is on by default in both agents. A live run on a comparison this model often gets
 # backwards (measured in the benchmark of notebook 06): each step's kind, and for an
-# `ungrounded` step the correction the model read instead of its draft.
+# `ungrounded` step the correction the model read instead of its draft. The cell is a success
+# demo; [`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held
+# in ten replays.
 
 # %% [markdown] lang="zh-CN"
-# 两个智能体默认都开着这个护栏。下面在一个这个模型常常比反的比较题上跑一次（在第 06 课的基准测试里测过）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。
+# 两个智能体默认都开着这个护栏。下面在一个这个模型常常比反的比较题上跑一次（在第 06 课的基准测试里测过）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这个单元格是一个成功演示；[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# demo: success
 cold_q = "北京和上海现在哪个更冷？"
 checked = run_function_calling(cold_q, tools=ToolRegistry([course.get("get_weather")]), conn=conn)
 for s in checked.steps:
