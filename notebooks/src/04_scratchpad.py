@@ -445,8 +445,9 @@ print(grade(closed, Expected(parts=("北京", "广州"))))
 # city whose figures the model made up — and the verdict says so: it lists figures no tool
 # result supports, or says that city was given another city's figures.
 # The final request asks for an answer "with what you already know", and nothing stops a small
-# model from filling the gap anyway. If the answer names only the fetched city, it is honest
-# but incomplete, and the verdict says that instead. Either way the run did not finish
+# model from filling the gap anyway. If the answer names only the fetched city (or, with
+# nothing fetched, declines to answer), it is honest but incomplete, and the verdict says that
+# instead. Either way the run did not finish
 # normally, and the record must say so: the status stays `max_steps` next to the answer, and
 # the verdict's first reason says the budget ended the run.
 #
@@ -464,7 +465,7 @@ print(grade(closed, Expected(parts=("北京", "广州"))))
 # replays.
 
 # %% [markdown] lang="zh-CN"
-# 对比最后三行。答案提到了、却没有任何工具结果返回的城市，它的数字就是模型编出来的——判定也会这么说：它会列出没有任何工具结果支持的数字，或者指出这个城市拿了另一个城市的数字。最终请求要求模型 "with what you already know"（根据已经知道的信息）作答，但没有任何东西能阻止一个小模型照样把空缺填上。如果答案只提到了已经查到的那个城市，它是诚实的，但不完整，判定会如实指出这一点。无论哪种情况，这次运行都没有正常结束，记录里必须写明这一点：答案旁边的状态仍然是 `max_steps`，判定的第一条理由会说明是预算结束了这次运行。
+# 对比最后三行。答案提到了、却没有任何工具结果返回的城市，它的数字就是模型编出来的——判定也会这么说：它会列出没有任何工具结果支持的数字，或者指出这个城市拿了另一个城市的数字。最终请求要求模型 "with what you already know"（根据已经知道的信息）作答，但没有任何东西能阻止一个小模型照样把空缺填上。如果答案只提到了已经查到的那个城市（或者什么都没查到、干脆拒绝作答），它是诚实的，但不完整，判定会如实指出这一点。无论哪种情况，这次运行都没有正常结束，记录里必须写明这一点：答案旁边的状态仍然是 `max_steps`，判定的第一条理由会说明是预算结束了这次运行。
 #
 # ## 8. 这些现在都在包里了
 #

@@ -280,9 +280,9 @@ print(again.choices[0].message.content or again.choices[0].message.tool_calls)
 # %% [markdown]
 # Read the output before moving on. A `finish_reason` of `"stop"` means the model answered from
 # the tool result. Another `"tool_calls"` means it wants more — and this small model, offered
-# the tool again, often asks for the very call whose result it has just been given (last time
-# we ran this notebook it asked for 北京's weather a second time). The request is right; the
-# model's choice is not.
+# the tool again, sometimes asks for the very call whose result it has just been given (in
+# some runs of this notebook it asked for 北京's weather a second time). When that happens, the
+# request is right and the model's choice is not.
 #
 # When every result the question needs is in the conversation, we can take the choice away:
 # `tool_choice="none"` keeps the tools declared but allows only a text answer (the local server
@@ -291,8 +291,8 @@ print(again.choices[0].message.content or again.choices[0].message.tool_calls)
 
 # %% [markdown] lang="zh-CN"
 # 继续之前先看看输出。`finish_reason` 为 `"stop"` 说明模型根据工具结果作答了。如果又是
-# `"tool_calls"`，说明它还想要更多——而这个小模型在工具仍然可用时，常常会再次请求它刚刚拿到结果的
-# 那个调用（上次运行这个笔记本时，它第二次查询了北京的天气）。请求本身没错，错的是模型的选择。
+# `"tool_calls"`，说明它还想要更多——而这个小模型在工具仍然可用时，有时会再次请求它刚刚拿到结果的
+# 那个调用（这个笔记本的某些运行里，它第二次查询了北京的天气）。真发生时，请求本身没错，错的是模型的选择。
 #
 # 当问题需要的所有结果都已经在对话里时，我们可以收回这个选择权：`tool_choice="none"` 保留工具声明，
 # 但只允许文本回答（此时本地服务器干脆不给模型看工具列表）。包里的循环在预算用完时，

@@ -260,8 +260,7 @@ for label, text in samples.items():
     print(f"{'':<6} tags-only parser -> {parse_tags_only(text) or 'no call'}")
 
 # %% [markdown]
-# Where the model writes the tags, the strict parser works (the hand-written `tag` shapes in the
-# next cell show it). Where it wrote a fenced block or bare
+# Where the model writes well-formed tags, the strict parser works. Where it wrote a fenced block or bare
 # JSON, the strict parser finds no call and the JSON would reach the user as the "answer". The
 # server's parser is lenient in a controlled way: tags first, then fenced blocks, then bare JSON
 # — and outside the tags, only JSON that names one of the request's tools counts as a call, so a
@@ -273,7 +272,7 @@ for label, text in samples.items():
 # when tools were sent). On the same real texts, and on a few shapes written by hand:
 
 # %% [markdown] lang="zh-CN"
-# 模型写了标签的地方，严格解析器能正常工作（下一个单元格里手写的 `tag` 形式就是例子）。模型写的是代码块或裸 JSON 的地方，严格解析器找不到调用，
+# 模型写了格式完好的标签的地方，严格解析器能正常工作。模型写的是代码块或裸 JSON 的地方，严格解析器找不到调用，
 # 这段 JSON 就会作为"答案"送到用户面前。服务器的解析器是有节制的宽松：先找标签，再找代码块，最后找裸
 # JSON——而且在标签之外，只有点名了本次请求中某个工具的 JSON 才算调用，所以一个 JSON 格式的*答案*
 # 不会被误认为调用。
@@ -513,8 +512,9 @@ display(Markdown(comparison))
 # How to read it — whatever the numbers in this run:
 #
 # - **first prompt** is the size of the very first request: the ReAct system prompt (format
-#   rules, tool list, example) against the chat template's tool block. The difference is the
-#   fixed price of each protocol per step; **prompt tok** is that price summed over the steps.
+#   rules, tool list, example) against the native agent's short system prompt plus the chat
+#   template's tool block. The difference is the fixed price of each protocol per step;
+#   **prompt tok** is that price summed over the steps, plus the conversation as it grows.
 # - **steps** and **tool calls** differ when one loop can batch (native parallel calls) and the
 #   other cannot (ReAct runs one action per step).
 # - **verdict** is the grader's, against the tools' data and the expected facts, not the
@@ -534,8 +534,9 @@ display(Markdown(comparison))
 # %% [markdown] lang="zh-CN"
 # 怎么读这张表——不管这次运行的数字是多少：
 #
-# - **first prompt** 是第一次请求的大小：ReAct 的系统提示词（格式规则、工具列表、示例）对比聊天模板的
-#   工具块。两者之差是每种协议每一步的固定成本；**prompt tok** 是这个成本在各步上的总和。
+# - **first prompt** 是第一次请求的大小：ReAct 的系统提示词（格式规则、工具列表、示例）对比原生智能体简短的
+#   系统提示词加上聊天模板的工具块。两者之差是每种协议每一步的固定成本；**prompt tok** 是这个成本在各步上的总和，
+#   再加上不断变长的对话。
 # - 当一种循环能批量处理（原生并行调用）而另一种不能（ReAct 每步只执行一个动作）时，**steps** 和
 #   **tool calls** 就会不同。
 # - **verdict** 是评分器给出的判定，依据是工具的数据和预期事实，而不是模型的自信；✘ 会指出失败类型

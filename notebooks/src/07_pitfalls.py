@@ -149,7 +149,8 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # is where the two runs part (the `events` line shows whether the guards cut the result; the
 # search itself is in the first call). Uncut, the whole result rides along in that prompt and every later one;
 # the prompt tokens are the bill: a provider charges for each, and the engine must read every
-# one it has not cached (on a run this short the seconds barely differ; over many steps they do).
+# one it has not cached (the seconds printed for each run include that reading; over many steps
+# it adds up).
 # Were the result larger than the model's context window (8,192 tokens here), the request would
 # fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed.
 #
@@ -160,7 +161,7 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # says nothing in it contradicts the search — whether it answers the question, read it.
 
 # %% [markdown] lang="zh-CN"
-# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；提示词 token 就是账单：服务商按 token 收费，引擎也必须读完每一个没有命中缓存的提示词 token（这么短的运行里秒数相差无几，步数一多差距就出来了）。如果结果比模型的上下文窗口（这里是 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符。
+# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；提示词 token 就是账单：服务商按 token 收费，引擎也必须读完每一个没有命中缓存的提示词 token（每次运行打印的秒数里就包含了这部分读取时间；步数一多，差距会累积起来）。如果结果比模型的上下文窗口（这里是 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符。
 #
 # 答案和它们的判定也要看。压缩解决的是账单和上下文窗口的问题，解决不了阅读理解的问题：无论截不截断，1.5B 模型都可能用不好搜索结果（而且截断可能恰好删掉问题所需的那一段——练习 1 会研究这一点）。评分器对照工具结果检查数字、名称和比较关系；这里的答案没几个数字，所以 ✔ 只说明答案里没有与搜索结果相矛盾的内容——它到底有没有回答问题，得你自己读。
 
@@ -360,8 +361,10 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # repeated the mistake, or gave up and answered. (An `empty` step is the model saying nothing
 # after the tool results; the loop nudges it once with a short user message.) Without the error
 # *as an observation* the only possible outcome would have been a crash. The verdict judges
-# where the run ended, not the recovery: a model can fix its call and still run out of steps, or
-# paste the raw observations as its answer.
+# where the run ended, not the recovery: a model can fix its call and still run out of steps,
+# paste the raw observations as its answer, or only promise one ("I will now provide the
+# weather…") — a ✔ then says only that nothing in it contradicts the tool results; it is still
+# no answer.
 #
 # ## 4. Temperature
 #
@@ -369,7 +372,7 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # Three samples of the same request at each temperature:
 
 # %% [markdown] lang="zh-CN"
-# 读一读上面的记录。`[tool error]` 一行就是模型看到的错误文本；它后面的步骤说明了模型是自我纠正了——照错误信息说的，每次调用只查一个城市——还是重复同样的错误，又或者干脆放弃、直接作答。（`empty` 步骤表示模型拿到工具结果后什么也没说；循环会用一条简短的 user 消息提醒它一次。）如果不把错误*作为观察*返回，唯一可能的结局就是崩溃。判定评判的是运行最终停在哪里，而不是纠错过程：模型可能修正了调用却用完了步数，也可能把原始观察直接粘贴成答案。
+# 读一读上面的记录。`[tool error]` 一行就是模型看到的错误文本；它后面的步骤说明了模型是自我纠正了——照错误信息说的，每次调用只查一个城市——还是重复同样的错误，又或者干脆放弃、直接作答。（`empty` 步骤表示模型拿到工具结果后什么也没说；循环会用一条简短的 user 消息提醒它一次。）如果不把错误*作为观察*返回，唯一可能的结局就是崩溃。判定评判的是运行最终停在哪里，而不是纠错过程：模型可能修正了调用却用完了步数，也可能把原始观察直接粘贴成答案，或者只是许诺要回答（"I will now provide the weather…"）——这时的 ✔ 只说明答案里没有与工具结果相矛盾的内容，它仍然不是答案。
 #
 # ## 4. 温度
 #

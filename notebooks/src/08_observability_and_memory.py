@@ -222,7 +222,8 @@ ax.set_title("Tokens per step")
 plt.show()
 
 # %% [markdown]
-# The shape to look for: prompts grow a little at every step (the conversation gets longer),
+# The shape to look for: prompts grow a little at every step (the conversation gets longer; a
+# last request sent without tools is shorter, since the tool list is gone),
 # while the freshly read part stays small when the cache works. Latency follows the fresh and
 # completion tokens far more than the total. Cloud providers report and bill the same way —
 # many charge cached prompt tokens at a discount — so these columns are also your cost sheet.
@@ -234,7 +235,7 @@ plt.show()
 # in. First the facts, straight from the tool, so every answer below can be checked against them:
 
 # %% [markdown] lang="zh-CN"
-# 要留意的形状是：提示词每一步都会长一点（对话越来越长），而只要缓存起作用，重新读取的部分就一直很小。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
+# 要留意的形状是：提示词每一步都会长一点（对话越来越长；不带工具发出的最后一次请求会短一些，因为工具列表没了），而只要缓存起作用，重新读取的部分就一直很小。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
 #
 # ## 4. 跨轮次的记忆
 #
@@ -504,7 +505,8 @@ print("the answer:", air.answer)
 # change would have fixed it. If the model never asked for 广州 (or sent both cities in one call
 # and got the tool's error back), that is the first thing the log tells you — a different bug, in
 # the plan or in the arguments. And the answer may get the comparison wrong on its own, calling
-# the city with the higher AQI the better one; the verdict flags that. Note what the verdict
+# the city with the higher AQI the better one; the verdict flags that when both cities have a
+# tool result to compare (without one, it says the result is missing). Note what the verdict
 # cannot flag: an answer "广州空气更好，AQI 57" agrees with the observation and still states a
 # wrong figure — the tool's bug passes through a checker that trusts tool results. The answer is
 # only as good as the observations, and the observations are in the log.
@@ -564,7 +566,7 @@ print("the answer:", air.answer)
 #    now matches the data. `answer_4`: your fixed `get_air_quality`.
 
 # %% [markdown] lang="zh-CN"
-# 把最后三行放在一起读。如果模型查了广州，日志会显示工具返回了错误的数字（上海的 57）：bug 出在工具上，而不是模型，改提示词也修不好。如果模型压根没查广州（或者在一次调用里传了两个城市，收到了工具的报错），那这就是日志告诉你的第一件事——另一个 bug，出在计划或参数上。此外，答案也可能自己把比较搞反，把 AQI 更高的城市说成空气更好；判定会标出这种情况。注意判定*标不出*的情况：答案“广州空气更好，AQI 57”和观察一致，给出的数字却是错的——工具的 bug 穿过了一个信任工具结果的检查器。答案的好坏取决于观察，而观察就在日志里。
+# 把最后三行放在一起读。如果模型查了广州，日志会显示工具返回了错误的数字（上海的 57）：bug 出在工具上，而不是模型，改提示词也修不好。如果模型压根没查广州（或者在一次调用里传了两个城市，收到了工具的报错），那这就是日志告诉你的第一件事——另一个 bug，出在计划或参数上。此外，答案也可能自己把比较搞反，把 AQI 更高的城市说成空气更好；只要两个城市都有工具结果可比，判定就会标出这种情况（缺了一个，它会指出缺少结果）。注意判定*标不出*的情况：答案“广州空气更好，AQI 57”和观察一致，给出的数字却是错的——工具的 bug 穿过了一个信任工具结果的检查器。答案的好坏取决于观察，而观察就在日志里。
 #
 # ## 小结
 #

@@ -183,7 +183,7 @@ print(grade(lc_result, right))
 server_help()
 
 # %% [markdown]
-# Read the four lines together. `calls` is what the model asked for (the recorder saw it run);
+# Read the four lines together. `calls` is what ran (the recorder saw each call; a call the server's help dropped is not among them);
 # `answer` is the content of LangChain's last message; the verdict checks the answer against
 # that tool result; `server help` says whether the server changed the model's reply on the way
 # (section 6). If the verdict says ✘ — no answer, or the run ended with `max_steps` — the
@@ -196,7 +196,7 @@ server_help()
 # LangChain instead of `ToolCallAccumulator`.
 
 # %% [markdown] lang="zh-CN"
-# 把这四行放在一起读。`calls` 是模型请求的调用（记录器看到它执行了）；`answer` 是 LangChain 最后一条消息的内容；判定拿这个工具结果来检查答案；`server help` 说明服务器有没有在途中改动模型的回复（第 6 节）。如果判定是 ✘——没有答案，或者运行以 `max_steps` 结束——说明模型最后一次回复是空的，或者又请求了同一个调用：这正是第 6 节要讲的失败。
+# 把这四行放在一起读。`calls` 是实际执行了的调用（记录器看到了每一次；被服务器帮助拦下的调用不在其中）；`answer` 是 LangChain 最后一条消息的内容；判定拿这个工具结果来检查答案；`server help` 说明服务器有没有在途中改动模型的回复（第 6 节）。如果判定是 ✘——没有答案，或者运行以 `max_steps` 结束——说明模型最后一次回复是空的，或者又请求了同一个调用：这正是第 6 节要讲的失败。
 #
 # ### 流式：工具调用分块
 #
@@ -315,7 +315,7 @@ server_help()
 # %% [markdown]
 # ## 6. The server's help, and the same run without it
 #
-# Tried on this server, two of the frameworks met a small model's habits head on: after the tool
+# Tried on this server before it had any help, two of the frameworks met a small model's habits head on: after the tool
 # result, the model asked for **the same call again** (same name, same arguments), or wrote
 # **nothing**. LangChain's round trip then ended with an empty answer; the Agents SDK ran
 # `get_weather('广州')` three times and finished with an empty output. Our own agents have guards
@@ -337,7 +337,7 @@ server_help()
 # %% [markdown] lang="zh-CN"
 # ## 6. 服务器的帮助，以及没有它的同一次运行
 #
-# 在这台服务器上试过之后，有两个框架正面撞上了小模型的习惯：拿到工具结果之后，模型**又请求了同一个调用**（同样的名字、同样的参数），或者**什么都没写**。LangChain 的往返因此以空答案结束；Agents SDK 把 `get_weather('广州')` 跑了三次，最后输出为空。我们自己的智能体对这两种情况都有护栏（第 07 课）；框架没有。所以服务器来帮忙，而且只在工具结果之后：
+# 在服务器还没有任何帮助时试过，有两个框架正面撞上了小模型的习惯：拿到工具结果之后，模型**又请求了同一个调用**（同样的名字、同样的参数），或者**什么都没写**。LangChain 的往返因此以空答案结束；Agents SDK 把 `get_weather('广州')` 跑了三次，最后输出为空。我们自己的智能体对这两种情况都有护栏（第 07 课）；框架没有。所以服务器来帮忙，而且只在工具结果之后：
 #
 # - 对话里已经有结果的调用不会再返回给客户端；模型会再写一次，这次受约束（第 06 课）只能写 `{"answer": "…"}` 或一个调用，并附上一条简短的说明，告诉它已经拿到的结果；如果它还是写了同一个调用，就最后再问一次，不提供工具；
 # - 紧跟在工具结果之后的空回复会再问一次，不提供工具；

@@ -140,14 +140,15 @@ check_2(answer_2)
 # ## 3. Stop on an exact repeat
 #
 # `same_call_twice` compares the last two calls; `react_chat(..., stop_on_repeat=True)` above
-# checks it after every step and stops, saying so, before running the same call again. (The
+# checks it after every step and stops, saying so, once the last two calls are the same: the
+# repeat has run, a third one will not. (The
 # package's `LoopDetector` in notebook 07 does this properly: N repeats, ping-pong between two
 # calls, and a message to the model before giving up.)
 
 # %% [markdown] lang="zh-CN"
 # ## 3. 遇到一模一样的重复就停
 #
-# `same_call_twice` 比较最后两次调用；上面的 `react_chat(..., stop_on_repeat=True)` 在每一步之后检查它，在再次运行同一个调用之前停下，并说明原因。（第 07 篇里包中的 `LoopDetector` 把这件事做得更完善：N 次重复、在两个调用之间来回切换，以及在放弃之前先给模型发一条消息。）
+# `same_call_twice` 比较最后两次调用；上面的 `react_chat(..., stop_on_repeat=True)` 在每一步之后检查它，一旦最后两次调用相同就停下并说明原因：重复的那次已经运行了，不会再有第三次。（第 07 篇里包中的 `LoopDetector` 把这件事做得更完善：N 次重复、在两个调用之间来回切换，以及在放弃之前先给模型发一条消息。）
 
 # %%
 def same_call_twice(calls):

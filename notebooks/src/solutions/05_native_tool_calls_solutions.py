@@ -210,8 +210,9 @@ check_4(answer_4)
 # whatever it says. The verdict checks the answer against the tool results, not the model's
 # wording: it needs both prices, and the comparison must come out as 67.92 < 1488.21, so
 # 贵州茅台 is higher. An answer that quotes both prices correctly and still says 青岛啤酒更高
-# gets ✘ with the reason "the comparison is backwards" — a small model can copy numbers
-# without reading them. (The check above passes either way: it checks that your code ran the
+# is rejected for a backwards comparison — a small model can copy numbers without reading
+# them. (With the default guards such a draft is caught before it is accepted: look for a step
+# of kind `ungrounded` in the run above, and for what the model answered after it.) (The check above passes either way: it checks that your code ran the
 # right question with native calls; the verdict is the model's grade, not yours.)
 #
 # ---
@@ -221,7 +222,7 @@ check_4(answer_4)
 # 每步一个调用，说明模型是一个接一个地查询股价的；一步里有两个调用，说明它用了并行调用；一个调用都没有，
 # 说明这个"答案"不是基于任何数据得出的——不管它说了什么。判定依据工具结果而不是模型的措辞来检查答案：
 # 它需要两个股价都出现，而且比较结果必须是 67.92 < 1488.21，即贵州茅台更高。一个把两个股价都引用正确、却
-# 仍然说"青岛啤酒更高"的答案会得到 ✘，理由是 "the comparison is backwards"——小模型可能会照抄数字而不去读懂它们。
+# 仍然说"青岛啤酒更高"的答案会因为比较方向弄反而被判为错——小模型可能会照抄数字而不去读懂它们。（在默认护栏下，这样的草稿在被接受之前就会被拦下：在上面的运行里找一找类型为 `ungrounded` 的步骤，看看模型在它之后答了什么。）
 # （上面的检查无论如何都会通过：它检查的是你的代码是否用原生调用跑了正确的问题；判定是给模型打的分，不是给你的。）
 #
 # ---

@@ -49,17 +49,18 @@ answer_1 = runs
 check_1(answer_1)
 
 # %% [markdown]
-# With short observations and no repeated calls, the guards have nothing to do: the two runs
-# should differ little or not at all (at temperature 0 the same prompt gives the same reply).
-# Differences appear in the `events` column and in the tokens when a guard fires — a cut
-# observation, a loop intervention, a folded history. The verdicts say whether either run got
+# Where the runs differ, a guard fired: compare the `events` column, the steps and the tokens.
+# With short observations the compaction has nothing to cut; what fires on this question is the
+# grader's guard — a backwards draft ("青岛啤酒更高") is corrected instead of accepted, which
+# costs steps, and the extra steps can use up the budget (`max_steps`). Without guards the
+# draft is the answer, backwards or not. The verdicts say whether either run got
 # the stock agent's answer (贵州茅台 1488.21 is higher than 青岛啤酒 67.92, by 1420.29); the guards
 # do not decide that.
 #
 # ## 2. A latency budget
 
 # %% [markdown] lang="zh-CN"
-# 观察很短、也没有重复调用时，护栏无事可做：两次运行应该差别很小，甚至完全相同（温度为 0 时，同样的提示词给出同样的回复）。护栏一旦触发，差异就会出现在 `events` 列和 token 数上——一条被截断的观察、一次循环干预、一段被折叠的历史。判定说明的是两次运行有没有得出股票智能体的正确答案（贵州茅台 1488.21 比青岛啤酒 67.92 高，高出 1420.29）；这一点不由护栏决定。
+# 两次运行有差别的地方，就是某个护栏触发了：对比 `events` 列、步骤和 token 数。观察很短，压缩无可截断；在这个问题上触发的是评分器护栏——比反了的草稿（"青岛啤酒更高"）会被更正而不是被接受，这要多花步骤，多出的步骤可能把预算用完（`max_steps`）。不带护栏时，草稿就是答案，比没比反都一样。判定说明的是两次运行有没有得出股票智能体的正确答案（贵州茅台 1488.21 比青岛啤酒 67.92 高，高出 1420.29）；这一点不由护栏决定。
 #
 # ## 2. 延迟预算
 
@@ -126,12 +127,13 @@ check_3(answer_3)
 # %% [markdown]
 # With `keep_turns=1` the third turn gets a one-line-per-turn summary of turn 1 (truncated to
 # about 80 characters per question and answer) and turn 2 verbatim. Whether it still knew both
-# temperatures depends on whether they survived in those short texts — read the lines above.
+# temperatures depends on whether they were fetched at all and survived in those short texts —
+# read the lines above: a city no turn fetched has no figure to survive.
 #
 # ## 4. Capstone: a tool of my own, debugged from the log
 
 # %% [markdown] lang="zh-CN"
-# 使用 `keep_turns=1` 时，第三轮收到的是第 1 轮的摘要（每轮一行，问题和答案各截断到大约 80 个字符），以及原样保留的第 2 轮。它是否仍然知道两个温度，取决于这两个数字有没有在这些简短的文本里保留下来——读一读上面几行。
+# 使用 `keep_turns=1` 时，第三轮收到的是第 1 轮的摘要（每轮一行，问题和答案各截断到大约 80 个字符），以及原样保留的第 2 轮。它是否仍然知道两个温度，取决于这两个数字有没有被查到过、又有没有在这些简短的文本里保留下来——读一读上面几行：哪一轮都没查过的城市，根本没有数字可保留。
 #
 # ## 4. 综合练习：我自己的工具，从日志调试
 
@@ -204,8 +206,9 @@ print("answer uses 35 and 82:", "35" in answer and "82" in answer)
 # The three questions of the capstone, answered from the log: did the model call my tools with
 # the right arguments (the `step …` lines), did each tool return what it should (`OK` / `CHECK`),
 # and did the answer use those numbers (last line, and the verdict above). With the alias bug
-# gone, every `get_air_quality` line matches the data — and `check_4` tried the fixed tool on
-# every city without the model.
+# gone, every `get_air_quality` line that ran matches the data — but only the calls the model
+# made are in the log: if it never asked for 广州, this run did not exercise the fix, and
+# `check_4` (the fixed tool on every city, without the model) is what shows it works.
 
 # %% [markdown] lang="zh-CN"
-# 综合练习的三个问题，都能从日志中得到回答：模型有没有用正确的参数调用我的工具（`step …` 那几行），每个工具返回的是否是它该返回的（`OK` / `CHECK`），以及答案有没有用上这些数字（最后一行，以及上面的判定）。去掉别名 bug 之后，每一行 `get_air_quality` 都与数据一致——而且 `check_4` 已经在不调用模型的情况下，把修好的工具在每个城市上都试过了。
+# 综合练习的三个问题，都能从日志中得到回答：模型有没有用正确的参数调用我的工具（`step …` 那几行），每个工具返回的是否是它该返回的（`OK` / `CHECK`），以及答案有没有用上这些数字（最后一行，以及上面的判定）。去掉别名 bug 之后，每一行执行过的 `get_air_quality` 都与数据一致——但日志里只有模型发起过的调用：如果它从没查过广州，这次运行就没有用到修复，证明修复有效的是 `check_4`（不调用模型，在每个城市上试修好的工具）。
