@@ -60,7 +60,8 @@ start: model     ## start (or reuse) the local OpenAI-compatible server in the b
 	$(BIN)/reactlab start
 
 # Served from the repo root so a notebook's ../README.md and ../benchmarks/results/*.png resolve;
-# .jupyter/lab/settings/overrides.json turns JupyterLab's news and update pop-up off.
+# .jupyter/lab/settings/overrides.json turns JupyterLab's news and update pop-up off and draws
+# every cell of a notebook at once (windowingMode "none": a link in the last cell is always there).
 LAB_FLAGS := --ServerApp.root_dir="$(CURDIR)" --LabApp.app_settings_dir="$(CURDIR)/.jupyter/lab/settings" \
 	--ip=127.0.0.1 --port=$(PORT) $(ROOT_FLAG)
 
