@@ -121,17 +121,14 @@ PROVIDER = [Config("react-json", "levers", False, "provider"),
 def react_step_schema(registry: Any) -> dict:
     """The JSON schema of one ReAct step (JSON-blob style): a tool call or the final answer.
 
+    The calls are `react_agent.action_schema`'s (the agents' required Action); this adds the
+    final answer as one more option.
     Example: react_step_schema(default_registry())["anyOf"][0]["properties"]["action"]
              -> {"const": "get_weather"}
     """
-    options = []
-    for entry in registry.openai_tools():
-        fn = entry["function"]
-        params = dict(fn.get("parameters") or {"type": "object", "properties": {}})
-        params.setdefault("additionalProperties", False)
-        options.append({"type": "object", "properties": {
-            "action": {"const": fn["name"]}, "action_input": params},
-            "required": ["action", "action_input"], "additionalProperties": False})
+    from reactlab.react_agent import action_schema
+
+    options = action_schema(registry)["anyOf"]
     # No "thought" key: with one, the 1.5B wrote its answer into the thought and copied the
     # question into action_input (measured); deciding the action first avoids that.
     options.append({"type": "object", "properties": {

@@ -12,8 +12,8 @@ Both are rendered from the run's steps, so folding old steps works the same in e
 `stop=("Observation:",)` keeps the model from inventing tool results; `client_stop=True` cuts
 the reply ourselves for providers that refuse `stop`. When a guard requires a call (the grader
 found a name never fetched, or a figure worked out in the head), reactlab's own server gets a
-JSON schema for that one reply (`action_schema`): an Action, no Final Answer. It does not stream, and it runs exactly
-one tool per step (ReAct has no parallel calls; the native step does). Introduced in
+JSON schema for that one reply (`action_schema`): an Action, no Final Answer. It does not
+stream, and it runs exactly one tool per step (ReAct has no parallel calls; the native step does). Introduced in
 notebook 04; the guards in notebook 07.
 """
 
