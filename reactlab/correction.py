@@ -10,6 +10,9 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
   request requires a tool call);
 - `compute`: a figure no tool result or calculation gives (arithmetic done in the head) →
   compute it with the calculator (the next request requires a tool call);
+- `difference`: a mean or a sum called a difference ("相差778.065" after
+  `calculator("(67.92 + 1488.21) / 2")`) → compute the difference with the calculator (the
+  next request requires a tool call);
 - `fact`: the comparison is backwards, or one name was given another's figures → the checked
   fact, then answer again (no call needed).
 
@@ -23,11 +26,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reactlab import claims
+from reactlab import claims, grader
 from reactlab.grader import grade
 from reactlab.runlog import RunResult
 
-KINDS = ("missing", "compute", "fact")
+KINDS = ("missing", "compute", "difference", "fact")
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,7 @@ class Correction:
     @property
     def needs_call(self) -> bool:
         """True when the fix is a tool call: the next request should require one."""
-        return self.kind in ("missing", "compute")
+        return self.kind in ("missing", "compute", "difference")
 
 
 def correction(result: RunResult) -> Correction | None:
@@ -74,6 +77,8 @@ def correction(result: RunResult) -> Correction | None:
         return Correction("missing", reasons, names=tuple(missing))
     if verdict.unsupported:
         return Correction("compute", reasons)
+    for fig, expr in grader.misnamed_differences(answer, result):
+        return Correction("difference", reasons, fact=f"{fig} is {expr}")
     if found and found.winner:
         return Correction("fact", reasons, fact=_checked(found))
     for owner in dict.fromkeys(o for o, _, _ in wrong_owner):

@@ -11,7 +11,9 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
   answer that states one name's figures must state the other's too;
 - attribution and comparisons (`reactlab.claims`): 广州 given 北京's figures, or "青岛啤酒更高"
   when 67.92 < 1488.21, is a ✘;
-- arithmetic the answer writes out, and the expected facts where the caller knows them.
+- arithmetic the answer writes out, a mean or a sum it calls a difference ("相差778.065"
+  after `calculator("(67.92 + 1488.21) / 2")`), and the expected facts where the caller
+  knows them.
 
 `unsupported_figures` and `comparison_problem` are the two checks an agent's guard can run on
 a draft answer. Failure-mode names and their order are the benchmark's (`MODES`; the rules are
@@ -28,7 +30,15 @@ from decimal import Decimal
 
 from reactlab import claims
 from reactlab.claims import Subject
-from reactlab.figures import figures, invented_inputs, is_rounding, value, wrong_sums
+from reactlab.figures import (
+    argument_text,
+    figures,
+    invented_inputs,
+    is_rounding,
+    normalise,
+    value,
+    wrong_sums,
+)
 from reactlab.figures import unsupported_figures as _unsupported
 from reactlab.runlog import STATUSES, RunResult
 
@@ -97,6 +107,35 @@ def comparison_problem(answer: str | None, result: RunResult) -> str | None:
     'the answer says 青岛啤酒 is "更高" (closing price), but the tool results give …'"""
     subs = claims.subjects(result)
     return claims.comparison(answer or "", result, subs, claims.names(subs))
+
+
+# a figure the answer calls a difference: "相差778.065", "高 1420.29", "higher by 1420.29"
+_DIFFERENCE = re.compile(
+    r"(?:相差|差距|差额|差值|差|高出|高|低|多出|多|少|贵|便宜)(?:了|出)?(?:约|大约|为|是)?[:：]?"
+    r"[ \t]{0,3}(\d[\d,.]*)"
+    r"|(?i:\b(?:by|difference(?: of| is)?|differs? by)[:：]?[ \t]{0,3})(\d[\d,.]*)")
+
+
+def misnamed_differences(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
+    """(figure, expression) for each figure the answer calls a difference although the
+    calculator computed it without subtracting anything: a mean or a sum reported as 相差.
+
+    Example: after calculator("(67.92 + 1488.21) / 2") -> 778.065, the answer
+             "两者相差778.065" -> [("778.065", "(67.92 + 1488.21) / 2")]
+    """
+    computed = [(argument_text(c.arguments), value(fs[0])) for s in result.steps or []
+                for c in s.tool_calls or [] if c.name == "calculator" and not c.error
+                and (fs := figures(c.observation))]
+    out = []
+    for m in _DIFFERENCE.finditer(normalise(answer or "")):
+        stated = figures(m.group(1) or m.group(2))
+        if not stated:
+            continue
+        got = value(stated[0])
+        sources = [e for e, v in computed if is_rounding(got, v) or is_rounding(got, abs(v))]
+        if sources and not any("-" in e for e in sources):
+            out.append((stated[0], sources[0]))
+    return list(dict.fromkeys(out))
 
 
 def wrote_own_observation(result: RunResult) -> bool:
@@ -252,6 +291,9 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         problems.append(("wrong_answer", compared))
     problems += [("wrong_answer", f"the answer's arithmetic is wrong: {s}")
                  for s in wrong_sums(answer)]
+    problems += [("wrong_answer", (f"the answer calls {fig} a difference, but the calculator "
+                                   f"computed it as {expr}, which subtracts nothing"))
+                 for fig, expr in misnamed_differences(answer, result)]
     problems += [("wrong_answer", r) for r in _expected(answer, expected, known)]
     if not problems:
         why = (f"every figure comes from a tool result, the question or a calculation "

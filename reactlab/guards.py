@@ -229,6 +229,8 @@ def correction_text(fix: Correction, question: str) -> str:
     if fix.kind == "missing":
         return render_template("grounding_missing", names=" and ".join(fix.names),
                                first=fix.names[0], question=question)
+    if fix.kind == "difference":
+        return render_template("grounding_difference", fact=fix.fact, question=question)
     if fix.kind == "fact":
         return render_template("grounding_fact", fact=fix.fact, question=question)
     return render_template("grounding_compute", question=question)

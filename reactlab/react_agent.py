@@ -162,6 +162,11 @@ class ReActStep:
         try:
             parsed = parse_react(text, style=self.style)
         except ReActParseError as exc:  # goes back as the Observation, so the model can fix it
+            if exc.code == "no_step" and _answers_correction(steps):
+                step.kind = "final"  # we asked "answer the question with that": it did
+                step.events.append("read as the Final Answer: plain text right after a "
+                                   "correction that asked for an answer")
+                return strip_invented_observation(text).strip()
             raise FormatError(error=str(exc)) from exc
         step.thought = parsed.thought
         if isinstance(parsed, FinalAnswer):
@@ -183,6 +188,15 @@ class ReActStep:
             return parsed.answer if isinstance(parsed, FinalAnswer) else clean.strip()
         except ReActParseError:
             return clean.strip()
+
+
+def _answers_correction(steps: Iterable[Step]) -> bool:
+    """Was the last step an answer the grader sent back with "answer again" (a `fact`
+    correction, which requires no call)? Then a reply in plain prose is that answer: the
+    1.5B often drops the `Final Answer:` label here, and a format error would cost a step.
+    The loop grades it like any other final answer."""
+    steps = list(steps)
+    return bool(steps) and steps[-1].kind == "ungrounded" and not steps[-1].require_call
 
 
 def action_schema(registry: ToolRegistry, require_call: str = "any") -> dict:

@@ -4,11 +4,13 @@ right answers and runs the grader cannot help with get none; it never raises."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_grader import BJ, SAVINGS, run, stocks, weather
 
 from reactlab.correction import KINDS, Correction, correction
+from reactlab.grader import grade, misnamed_differences
 from reactlab.guards import correction_text
 
 
@@ -57,3 +59,38 @@ def test_correction_never_raises_and_names_a_known_kind(answer):
     if fix is not None:
         assert correction_text(fix, "北京和广州今天的天气怎么样？")
 
+
+
+def test_a_mean_called_a_difference_goes_back_to_the_calculator():
+    # Seed 002's real native run: the mean of the two prices, answered as 相差.
+    result = run("青岛啤酒和贵州茅台的收盘价哪个更高？高多少？", "青岛啤酒和贵州茅台的收盘价相差778.065 CNY。",
+                 ("get_closing_price", {"name": "青岛啤酒"}, "青岛啤酒 (600600.SH) closing price: 67.92 CNY"),
+                 ("get_closing_price", {"name": "贵州茅台"}, "贵州茅台 (600519.SH) closing price: 1488.21 CNY"),
+                 ("calculator", {"expression": "(67.92 + 1488.21) / 2"}, "778.065"))
+    verdict = grade(result)
+    assert not verdict.ok and verdict.mode == "wrong_answer"
+    assert ("the answer calls 778.065 a difference, but the calculator computed it as "
+            "(67.92 + 1488.21) / 2, which subtracts nothing") in verdict.reasons
+    fix = correction(result)
+    assert fix.kind == "difference" and fix.needs_call and fix.fact == "778.065 is (67.92 + 1488.21) / 2"
+    text = correction_text(fix, result.question)
+    assert text.startswith("Checked against the calculator: 778.065 is (67.92 + 1488.21) / 2")
+    assert "778.065 CNY" not in text  # the draft is not repeated
+
+
+@pytest.mark.parametrize("answer", ["贵州茅台更高，高1420.29。", "贵州茅台 is higher by 1420.29.",
+                                    "两者相差 1420.29 元", "平均是778.065"])
+def test_a_real_difference_or_a_mean_called_a_mean_passes(answer):
+    result = run("青岛啤酒和贵州茅台的收盘价哪个更高？高多少？", answer,
+                 ("get_closing_price", {"name": "青岛啤酒"}, "青岛啤酒 (600600.SH) closing price: 67.92 CNY"),
+                 ("get_closing_price", {"name": "贵州茅台"}, "贵州茅台 (600519.SH) closing price: 1488.21 CNY"),
+                 ("calculator", {"expression": "1488.21 - 67.92"}, "1420.29"),
+                 ("calculator", {"expression": "(67.92 + 1488.21) / 2"}, "778.065"))
+    assert misnamed_differences(answer, result) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="相差高低多少贵by 0123456789.,:：-元", max_size=60))
+def test_misnamed_differences_never_raises(answer):
+    result = stocks(answer)  # its only calculator result is a subtraction
+    assert misnamed_differences(answer, result) == []

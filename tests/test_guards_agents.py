@@ -419,6 +419,36 @@ def test_react_shows_the_correction_in_the_pad_not_the_draft():
     assert "tool_choice" not in conn.requests[2]  # a text protocol: the words ask for it
 
 
+def test_react_reads_plain_prose_after_a_fact_correction_as_the_answer():
+    # Seed 002's real run: after "answer the question with that", the corrected answer came
+    # without its `Final Answer:` label. It is graded (and accepted) as the final answer.
+    conn = ScriptedConn(
+        'Action: {"action": "get_closing_price", "action_input": {"name": "青岛啤酒"}}',
+        'Action: {"action": "get_closing_price", "action_input": {"name": "贵州茅台"}}',
+        'Action: {"action": "calculator", "action_input": {"expression": "1488.21 - 67.92"}}',
+        "Final Answer: 青岛啤酒的收盘价更高，高1420.29。",
+        "青岛啤酒和贵州茅台的收盘价哪个更高？高多少？\n\n贵州茅台的收盘价更高，高 1420.29。")
+    r = run_react("青岛啤酒和贵州茅台的收盘价哪个更高？高多少？", conn=conn,
+                  tools=default_registry(), max_steps=5)
+    assert [s.kind for s in r.steps] == ["action"] * 3 + ["ungrounded", "final"]
+    assert r.status == "final" and r.answer.endswith("贵州茅台的收盘价更高，高 1420.29。")
+    assert r.steps[-1].events == [("read as the Final Answer: plain text right after a "
+                                   "correction that asked for an answer")]
+
+
+def test_react_plain_prose_is_still_a_format_error_elsewhere():
+    # Not after a correction, and not after one that asked for a call: the format error stays.
+    first = run_react("北京天气？", conn=ScriptedConn("北京晴。", "Final Answer: 北京晴。"))
+    assert [s.kind for s in first.steps] == ["parse_error", "final"]
+    conn = ScriptedConn(
+        'Action: {"action": "get_weather", "action_input": {"location": "北京"}}',
+        "Final Answer: 北京 23.4°C，广州 23.4°C。", "广州的天气我不知道。",
+        "Final Answer: 北京 23.4°C。")
+    conn.provider = "openai"
+    r = run_react("北京和广州的天气怎么样？", conn=conn, tools=default_registry())
+    assert [s.kind for s in r.steps][:3] == ["action", "ungrounded", "parse_error"]
+
+
 def test_react_on_the_own_server_requires_the_missing_call_with_a_schema():
     # Seed 000's real failure: 广州 given 北京's figures after one get_weather call.
     conn = ScriptedConn(
