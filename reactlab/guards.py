@@ -62,6 +62,7 @@ class Guards:
     max_corrections: int = 2  # answers corrected per run; the next one is accepted as it is
     quiet_retry: bool = True  # after two empty replies or a second plan, one request without tools
     hold_back: bool = True  # don't run a call fed figures that no earlier result gives
+    date_hints: bool = True  # once get_today answered, name the failed date call with its date
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:
@@ -69,19 +70,21 @@ class Guards:
         parse errors only end with steps."""
         return cls(max_steps=max_steps, max_parse_errors=max_steps, max_total_tokens=None,
                    observation_chars=None, loop=None, compress_after=None, narrated_calls=False,
-                   grounding=False, quiet_retry=False, hold_back=False)
+                   grounding=False, quiet_retry=False, hold_back=False, date_hints=False)
 
     @classmethod
     def on(cls, max_steps: int = 6) -> Guards:
         """The defaults: compaction at 2000 chars, loop detector, 3 parse errors, the grader's
-        corrections, the quiet retry, calls held back until the figures they need arrive."""
+        corrections, the quiet retry, calls held back until the figures they need arrive, and
+        the date hint (`reactlab.hints`)."""
         return cls(max_steps=max_steps)
 
     @classmethod
     def basic(cls, max_steps: int = 6) -> Guards:
-        """The defaults without the three levers (corrections, quiet retry, hold back): what
+        """The defaults without the levers (corrections, quiet retry, hold back, date hints): what
         `Guards.on()` was before the benchmark kept them, for comparisons."""
-        return cls(max_steps=max_steps, grounding=False, quiet_retry=False, hold_back=False)
+        return cls(max_steps=max_steps, grounding=False, quiet_retry=False, hold_back=False,
+                   date_hints=False)
 
     @classmethod
     def levers(cls, max_steps: int = 6) -> Guards:

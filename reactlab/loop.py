@@ -32,6 +32,8 @@ from reactlab.completion import Reply, complete
 from reactlab.config import CLASSROOM
 from reactlab.connection import connect
 from reactlab.guards import Guards, budget_event, correction_text, count_parse_errors
+from reactlab.hints import EVENT as HINT_EVENT
+from reactlab.hints import date_hint
 from reactlab.http import ProviderError
 from reactlab.prompts import render_template
 from reactlab.report import format_step
@@ -223,6 +225,10 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
             step.events.append(event)
     if held:
         step.events.append(f"held back {len(held)} call(s) fed figures no earlier result gives")
+    if guards.date_hints and (hint := date_hint(question, [*earlier, step])):
+        # get_today has answered what a failed date call lacked: name the call, require it
+        step.feedback, step.require_call = hint
+        step.events.append(f"{HINT_EVENT}: {hint[1]} with today's date required")
 
 
 def _name_args(call: dict) -> tuple[str, Any]:

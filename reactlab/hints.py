@@ -1,0 +1,100 @@
+"""Hints: the call a run can make now that a tool has answered what an earlier call lacked.
+
+One hint so far, for the 1.5B's commonest failure on date questions. It writes a date call
+before it knows today's date (the target date twice, `days_between("2026-10-01",
+"2026-10-01")`, or a "today" it imagined, 2025-10-01), the call fails or is held back, and
+after `get_today` has answered it still does not put that date into the call: it narrates
+"call get_today first" until the step budget runs out. Once `get_today` has answered and such
+a call is pending, the step's feedback names that call with today's date in it
+(`prompts/date_hint.txt`), and the next request requires that tool. Once per run.
+
+Unlike the corrections (`reactlab.correction`), which judge an answer, a hint repairs a call:
+it replaces exactly one date argument (the one no result gives, or the first of two equal
+ones) and gives up when that is ambiguous. Deliberately NOT here: running the call for the
+model, dates written in words (明年元旦), any tool without date arguments. Used by the loop's
+`run_tools` under `Guards(date_hints=True)`; no notebook shows it yet (the benchmark measures
+it: benchmarks/results/levers.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from reactlab.figures import known_inputs, made_up
+from reactlab.prompts import render_template
+from reactlab.runlog import Step
+
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+EVENT = "date hint"  # the step event that marks a run's one hint
+
+
+def today_from(steps: list[Step]) -> str | None:
+    """The date get_today answered in `steps`, None before it has.
+
+    Example: a get_today result "2026-03-01 (Sunday, 星期日)" -> "2026-03-01"
+    """
+    for step in steps:
+        for c in step.tool_calls:
+            if c.name == "get_today" and not c.error and (m := DATE.search(c.observation or "")):
+                return m.group()
+    return None
+
+
+def with_today(arguments: Any, today: str, question: str, earlier: list[Step]) -> dict | None:
+    """The arguments with today's date in place of the one date argument that is wrong: a
+    value that is not a date ("today", "今天"), a date no result or the question gives, or the
+    first of two equal dates. None when no single argument is wrong, or the fix leaves two
+    equal dates.
+
+    Example: with_today({"date1": "2025-10-01", "date2": "2026-06-18"}, "2026-03-01",
+             "今天到2026年6月18日还有多少天？", []) -> {"date1": "2026-03-01", "date2": "2026-06-18"}
+    """
+    if not isinstance(arguments, dict):
+        return None
+    texts = {k: v for k, v in arguments.items()  # the date arguments: by value or by name
+             if isinstance(v, str) and (DATE.fullmatch(v.strip()) or "date" in k.lower())}
+    if len(texts) < 2:
+        return None
+    known = known_inputs(question, earlier)
+    wrong = [k for k, v in texts.items() if not DATE.fullmatch(v.strip()) or made_up(v, known)]
+    if not wrong and len(set(texts.values())) == 1:
+        wrong = [next(iter(texts))]  # the target date twice: today goes first
+    if len(wrong) != 1:
+        return None
+    fixed = {**arguments, wrong[0]: today}
+    dates = [v for k, v in fixed.items() if k in texts]
+    return fixed if len(set(dates)) == len(dates) else None
+
+
+def date_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
+    """(feedback, tool to require) once get_today has answered and a call with date
+    arguments failed or was held back, with no successful call of that tool since; None
+    otherwise, and after the run's first hint.
+
+    Example: days_between("2026-10-01", "2026-10-01") failed, then get_today -> 2026-03-01:
+             ('Today is 2026-03-01 (get_today\\'s result). … days_between({"date1":
+             "2026-03-01", "date2": "2026-10-01"}). Make that call now.', "days_between")
+    """
+    if any(e.startswith(EVENT) for s in steps for e in s.events):
+        return None
+    today = today_from(steps)
+    if today is None:
+        return None
+    for i in range(len(steps) - 1, -1, -1):
+        for c in reversed(steps[i].tool_calls):
+            if c.name == "get_today" or not c.error:
+                continue
+            later = [d for s in steps[i + 1:] for d in s.tool_calls if d.name == c.name]
+            if any(not d.error for d in later):
+                return None  # it ran since: nothing pending
+            fixed = with_today(c.arguments, today, question, steps[:i])
+            if fixed is None:
+                continue
+            call = f"{c.name}({json.dumps(fixed, ensure_ascii=False)})"
+            return render_template("date_hint", today=today, call=call), c.name
+    return None
+
+
+__all__ = ["DATE", "EVENT", "date_hint", "today_from", "with_today"]
