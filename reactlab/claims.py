@@ -247,7 +247,7 @@ def reading(sub: Subject, q: str | None) -> Decimal | None:
     return None
 
 
-def _claims(text: str, known: dict[str, set[str]]):
+def claims(text: str, known: dict[str, set[str]]):
     """(claimed name, other names, direction, word, clause) for each comparison stated.
 
     Example: "青岛啤酒的收盘价更高" -> ("青岛啤酒", [], "up", "更高", "青岛啤酒的收盘价更高")
@@ -326,7 +326,7 @@ def comparison(answer: str, result: RunResult, subs: dict[str, Subject],
 def contradiction(answer: str, result: RunResult, subs: dict[str, Subject],
                   known: dict[str, set[str]]) -> Contradiction | None:
     """The first comparison of `answer` that the fetched readings contradict, or None."""
-    for claimed, others, direction, word, clause in _claims(normalise(answer), known):
+    for claimed, others, direction, word, clause in claims(normalise(answer), known):
         q = quantity(word, clause, result.question or "")
         if direction in ("better", "worse") and q != "AQI":
             continue  # "better" needs a scale that says which way is better

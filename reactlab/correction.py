@@ -8,8 +8,9 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
 
 - `missing`: a name the question asks about has no tool result → call a tool for it (the next
   request requires a tool call);
-- `compute`: a figure no tool result or calculation gives (arithmetic done in the head) →
-  compute it with the calculator (the next request requires a tool call);
+- `compute`: a figure no tool result or calculation gives (arithmetic done in the head), or
+  a comparison whose size is not the gap between the readings ("广州比北京高1.8°C" after 24.2
+  and 23.4) → compute it with the calculator (the next request requires a tool call);
 - `difference`: a mean or a sum called a difference ("相差778.065" after
   `calculator("(67.92 + 1488.21) / 2")`) → compute the difference with the calculator (the
   next request requires a tool call);
@@ -75,8 +76,8 @@ def correction(result: RunResult) -> Correction | None:
         missing += [n for n in found.missing if n not in missing]
     if missing:
         return Correction("missing", reasons, names=tuple(missing))
-    if verdict.unsupported:
-        return Correction("compute", reasons)
+    if verdict.unsupported or grader.wrong_differences(answer, result):
+        return Correction("compute", reasons)  # a figure from nowhere, or a gap misjudged
     for fig, expr in grader.misnamed_differences(answer, result):
         return Correction("difference", reasons, fact=f"{fig} is {expr}")
     if found and found.winner:

@@ -12,8 +12,9 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
 - attribution and comparisons (`reactlab.claims`): 广州 given 北京's figures, or "青岛啤酒更高"
   when 67.92 < 1488.21, is a ✘;
 - arithmetic the answer writes out, a mean or a sum it calls a difference ("相差778.065"
-  after `calculator("(67.92 + 1488.21) / 2")`), and the expected facts where the caller
-  knows them.
+  after `calculator("(67.92 + 1488.21) / 2")`), a comparison's size that is not the gap
+  between the two readings ("广州比北京高1.8°C" after 24.2 and 23.4), and the expected facts
+  where the caller knows them.
 
 `unsupported_figures` and `comparison_problem` are the two checks an agent's guard can run on
 a draft answer. Failure-mode names and their order are the benchmark's (`MODES`; the rules are
@@ -136,6 +137,42 @@ def misnamed_differences(answer: str | None, result: RunResult) -> list[tuple[st
         if sources and not any("-" in e for e in sources):
             out.append((stated[0], sources[0]))
     return list(dict.fromkeys(out))
+
+
+def _stated_gap(word: str, clause: str) -> str | None:
+    """The figure a comparison gives as its size: "比北京高0.8°C", "warmer by 0.8", "0.8°C
+    warmer". Example: _stated_gap("高", "广州比北京高1.8°C") -> "1.8" """
+    w = re.escape(word)
+    m = (re.search(w + r"(?:了|出)?(?:约|大约)?[ \t]{0,2}(?:by[ \t]{1,2})?(\d+(?:\.\d+)?)", clause)
+         or re.search(w + r"[^\d,，。;；]{0,30}?\bby[ \t]{1,2}(\d+(?:\.\d+)?)", clause)
+         or word.isascii() and re.search(  # English only: "比北京的23.4°C高" states a reading
+             r"(\d+(?:\.\d+)?)[ \t]{0,2}(?:°C|%|CNY|degrees?|points?)?[ \t]{0,2}" + w, clause))
+    return m.group(1) if m else None
+
+
+def wrong_differences(answer: str | None, result: RunResult) -> list[str]:
+    """Comparisons whose stated size is not the gap between the two fetched readings.
+
+    Example: after 广州 24.2°C and 北京 23.4°C, "广州比北京高1.8°C" -> ['the answer says 广州 is
+             "高" than 北京 by 1.8, but the tool results give 广州 24.2 and 北京 23.4: a gap of 0.8']
+    """
+    subs = claims.subjects(result)
+    known = claims.names(subs)
+    out = []
+    for claimed, others, _, word, clause in claims.claims(normalise(answer or ""), known):
+        if len(others) != 1 or claimed not in subs or others[0] not in subs:
+            continue
+        q = claims.quantity(word, clause, result.question or "")
+        mine, theirs = (claims.reading(subs[n], q) for n in (claimed, others[0]))
+        stated = _stated_gap(word, clause) if q and None not in (mine, theirs) else None
+        if stated is None:
+            continue
+        gap = abs(mine - theirs)
+        if not is_rounding(value(stated), gap):
+            out.append(f'the answer says {claimed} is "{word}" than {others[0]} by {stated}, but '
+                       f"the tool results give {claimed} {mine} and {others[0]} {theirs}: a gap "
+                       f"of {gap.normalize():f}")
+    return out
 
 
 def wrote_own_observation(result: RunResult) -> bool:
@@ -294,6 +331,7 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     problems += [("wrong_answer", (f"the answer calls {fig} a difference, but the calculator "
                                    f"computed it as {expr}, which subtracts nothing"))
                  for fig, expr in misnamed_differences(answer, result)]
+    problems += [("wrong_answer", r) for r in wrong_differences(answer, result)]
     problems += [("wrong_answer", r) for r in _expected(answer, expected, known)]
     if not problems:
         why = (f"every figure comes from a tool result, the question or a calculation "

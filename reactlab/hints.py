@@ -12,8 +12,8 @@ Unlike the corrections (`reactlab.correction`), which judge an answer, a hint re
 it replaces exactly one date argument (the one no result gives, or the first of two equal
 ones) and gives up when that is ambiguous. Deliberately NOT here: running the call for the
 model, dates written in words (明年元旦), any tool without date arguments. Used by the loop's
-`run_tools` under `Guards(date_hints=True)`; no notebook shows it yet (the benchmark measures
-it: benchmarks/results/levers.md).
+`run_tools` under `Guards(date_hints=True)`. Notebook 07 (section 6) introduces it in words;
+benchmarks/results/levers.md measures it.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from test_grader import BJ, SAVINGS, run, stocks, weather
 
 from reactlab.correction import KINDS, Correction, correction
-from reactlab.grader import grade, misnamed_differences
+from reactlab.grader import grade, misnamed_differences, wrong_differences
 from reactlab.guards import correction_text
 
 
@@ -94,3 +94,40 @@ def test_a_real_difference_or_a_mean_called_a_mean_passes(answer):
 def test_misnamed_differences_never_raises(answer):
     result = stocks(answer)  # its only calculator result is a subtraction
     assert misnamed_differences(answer, result) == []
+
+
+def test_a_misjudged_gap_goes_to_the_calculator():
+    # t42's real answer, in both protocols: 24.2 − 23.4 is 0.8, not 1.8.
+    result = weather("广州现在的气温比北京高1.8°C。")
+    result.question = "广州现在的气温比北京高几度？"
+    assert wrong_differences(result.answer, result) == [(
+        'the answer says 广州 is "高" than 北京 by 1.8, but the tool results give 广州 24.2 and '
+        "北京 23.4: a gap of 0.8")]
+    assert not grade(result).ok
+    assert correction(result).kind == "compute"
+
+
+@pytest.mark.parametrize("answer", ["广州现在的气温比北京高0.8°C。", "广州比北京高 1°C。",
+                                    "Guangzhou is 0.8°C warmer than Beijing.",
+                                    "广州更热，24.2°C，比北京的23.4°C高。"])
+def test_a_right_gap_or_none_stated_passes(answer):
+    result = weather(answer)
+    result.question = "广州现在的气温比北京高几度？"
+    assert wrong_differences(answer, result) == []
+
+
+@pytest.mark.parametrize("answer", ["Guangzhou is 1.8°C warmer than Beijing.",
+                                    "Guangzhou is warmer than Beijing by 1.8 degrees.",
+                                    "广州比北京高出1.8度"])
+def test_a_misjudged_gap_is_caught_in_either_language(answer):
+    result = weather(answer)
+    result.question = "广州现在的气温比北京高几度？"
+    (reason,) = wrong_differences(answer, result)
+    assert reason.endswith("by 1.8, but the tool results give 广州 24.2 and 北京 23.4: a gap of 0.8")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="广州北京比高低warmer than by 0123456789.°C，。", max_size=60))
+def test_wrong_differences_never_raises(answer):
+    result = weather(answer)
+    assert isinstance(wrong_differences(answer, result), list)
