@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import parsers_compare, report, run_agents, scoring, tasks
+from benchmarks import demos, parsers_compare, report, run_agents, scoring, tasks
 from benchmarks.tasks import TASKS, TASKS_BY_ID, TODAY, check
 from reactlab import grader
 from reactlab.grader import Expected
@@ -908,3 +908,18 @@ def test_a_fact_cut_by_compaction_was_never_shown():
                           observation="head …[cut]… tail", full_observation="… 3 × AA …")
     assert scoring.needs_met(task, [Step(1, "action", tool_calls=[call])]) == [
         "search_docs:3 × AA"]
+
+
+def test_demos_md_keeps_the_rows_of_notebooks_not_replayed(tmp_path, monkeypatch):
+    monkeypatch.setenv("REACTLAB_TODAY", "2026-03-01")
+    first = [{"notebook": "04_scratchpad", "cell": 31, "role": "break", "held": 10, "times": 10,
+              "s_per_replay": 3.0},
+             {"notebook": "06_under_the_hood", "cell": 20, "role": "success", "held": 8,
+              "times": 10, "s_per_replay": 60.0}]
+    out = tmp_path / "demos.md"
+    out.write_text(demos.write(first, 10, 60), encoding="utf-8")
+    kept = demos.kept_rows(out, {"06_under_the_hood"})
+    assert [(r["notebook"], r["held"]) for r in kept] == [("04_scratchpad", 10)]
+    text = demos.write(kept + [{**first[1], "held": 9}], 10, 60)
+    assert "| 06_under_the_hood | 20 | success | 9/10 | yes | 60 |" in text
+    assert "| 04_scratchpad | 31 | break | 10/10 | yes | 3 | " + kept[0]["date"] + " |" in text
