@@ -467,30 +467,34 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # told "your answer says 北京 is colder, but 北京 23.4 > 上海 19.8", this 1.5B model repeated its
 # draft or went silent; given only the checked fact after the tool results, it answered right
 # in three cases out of three. So the model reads a *correction* instead
-# (`reactlab.correction`), one of three kinds:
+# (`reactlab.correction`), one of four kinds:
 #
 # | correction | when | the next request |
 # |---|---|---|
 # | missing | a name the question asks about has no tool result | must make a tool call (`tool_choice="required"`; text ReAct on reactlab's server: a JSON schema that allows only an Action) |
 # | compute | a figure that no tool result or calculation gives | must make a tool call: the calculator |
+# | difference | a mean or a sum called a difference (相差, higher by) | what the calculator computed, then a tool call: the difference |
 # | fact | a backwards comparison, or one name given another's figures | the checked fact, then a new answer |
 #
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
-# says what is wrong. Two wrong answers the series has met, and what the model would read
-# instead of each (no model involved here):
+# says what is wrong. One more guard works on calls, not answers (`reactlab.hints`): once
+# `get_today` has answered, a date call that failed for want of today's date is named again
+# with that date in it, and the next request requires that tool. Three wrong answers the
+# series has met, and what the model would read instead of each (no model involved here):
 
 # %% [markdown] lang="zh-CN"
 # ## 6. 把评分器当护栏
 #
-# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。评分器拒绝的草稿不会被接受——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分三种：
+# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。评分器拒绝的草稿不会被接受——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分四种：
 #
 # | 更正 | 何时 | 下一次请求 |
 # |---|---|---|
 # | missing（缺数据） | 问题问到的某个名字没有工具结果 | 必须调用工具（`tool_choice="required"`；在 reactlab 自己的服务器上，文本 ReAct 用一个只允许 Action 的 JSON schema） |
 # | compute（要计算） | 某个数字既不来自工具结果，也不来自计算 | 必须调用工具：计算器 |
+# | difference（不是差） | 把平均数或总和说成了差（相差、高多少） | 说明计算器算的是什么，然后必须调用工具：算差 |
 # | fact（核对事实） | 比较方向反了，或者把一个名字的数字安到了另一个名字上 | 给出核对过的事实，再重新作答 |
 #
-# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。下面是本系列遇到过的两个错误答案，以及模型会读到的替代内容（这里不调用模型）：
+# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。还有一个护栏针对的是调用而不是答案（`reactlab.hints`）：`get_today` 回答之后，如果之前有一次日期调用因为缺今天的日期而失败，就把填上这个日期的调用再点名一次，并要求下一次请求调用这个工具。下面是本系列遇到过的三个错误答案，以及模型会读到的替代内容（这里不调用模型）：
 
 # %%
 from reactlab.correction import correction
@@ -506,7 +510,10 @@ def fetched(question, answer, *calls):
 
 drafts = [fetched("青岛啤酒和贵州茅台的收盘价哪个更高？", "青岛啤酒的收盘价更高。",
                   ("get_closing_price", {"name": "青岛啤酒"}), ("get_closing_price", {"name": "贵州茅台"})),
-          fetched("北京和广州现在哪里更热？", "广州更热，24.2°C。", ("get_weather", {"location": "广州"}))]
+          fetched("北京和广州现在哪里更热？", "广州更热，24.2°C。", ("get_weather", {"location": "广州"})),
+          fetched("青岛啤酒和贵州茅台的收盘价哪个更高？高多少？", "两者相差778.065元。",
+                  ("get_closing_price", {"name": "青岛啤酒"}), ("get_closing_price", {"name": "贵州茅台"}),
+                  ("calculator", {"expression": "(67.92 + 1488.21) / 2"}))]
 for r in drafts:
     fix = correction(r)
     print(f"draft: {r.answer}  ->  {fix.kind} (a call required next: {fix.needs_call})")
@@ -662,7 +669,7 @@ for label, (r, expected) in ended.items():
 # | temperature | 温度 | sampling randomness; 0 = always the most likely token |
 # | invented tool result | 编造的工具结果 | a figure in the answer that no tool returned |
 # | `<think>` / `reasoning_content` | 思考内容 | a reasoning model's deliberation, inline or in its own field |
-# | correction | 更正 | what the model reads instead of a draft the grader rejected: a name to fetch, a figure to compute, or the checked fact (`reactlab.correction`) |
+# | correction | 更正 | what the model reads instead of a draft the grader rejected: a name to fetch, a figure to compute, a mean that is not a difference, or the checked fact (`reactlab.correction`) |
 #
 # ## Exercises
 #
@@ -701,7 +708,7 @@ for label, (r, expected) in ended.items():
 # | temperature | 温度 | 采样的随机程度；0 = 总是选概率最高的 token |
 # | invented tool result | 编造的工具结果 | 答案中出现、但没有任何工具返回过的数字 |
 # | `<think>` / `reasoning_content` | 思考内容 | 推理模型的思考过程，内联在回复里或放在单独的字段中 |
-# | correction | 更正 | 评分器拒绝草稿后模型读到的替代内容：要去获取的名字、要计算的数字，或核对过的事实（`reactlab.correction`） |
+# | correction | 更正 | 评分器拒绝草稿后模型读到的替代内容：要去获取的名字、要计算的数字、一个并不是差的平均数，或核对过的事实（`reactlab.correction`） |
 #
 # ## 练习
 #
