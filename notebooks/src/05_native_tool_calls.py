@@ -881,7 +881,7 @@ print("dates from neither get_today nor the question:", odd or "none")
 # errors and bad JSON turned into tool messages, parallel calls in order, an empty reply re-asked
 # once, the guards of notebook 07, and a `RunResult` with one `Step` per model call — the same
 # record the ReAct agent of notebook 04 returns. The savings question through it is a success
-# demo: today pinned to 2026-03-01, the answer must be 306 days and 1530 元
+# demo: today pinned to 2026-03-01, the answer must state 306 days and 1530
 # ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held in ten
 # replays).
 
@@ -897,7 +897,7 @@ print("dates from neither get_today nor the question:", odd or "none")
 # `reactlab.fc_agent.run_function_calling` 就是这个循环加上那些规则：系统提示词、把工具错误和坏 JSON
 # 转成 tool 消息、按顺序处理并行调用、空回复重问一次、第 07 课的护栏，以及一个每次模型调用对应一个 `Step`
 # 的 `RunResult`——和第 04 课的 ReAct 智能体返回的记录一样。用它来回答储蓄问题是一个成功演示：“今天”固定为 2026-03-01，
-# 答案必须是 306 天、1530 元（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次）。
+# 答案必须给出 306 天和 1530（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次）。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -935,7 +935,8 @@ print("calculations written before the result they need:", len(early))
 # answer is wrong while the calls were right, the model failed at the last step — the
 # "reading its own tool results" problem this model is known for; notebook 06 puts
 # numbers on it for both protocols. Read the answer's words too: the grader checks figures and
-# names, not units, so "1530 dollars" for a question in 元 passes it.
+# names, not units, so "1530 dollars" for a question in 元 passes it; and "a calculation" in
+# a verdict includes arithmetic the grader checks itself (306 × 5), not only calculator calls.
 #
 # ## Recap
 #
@@ -989,7 +990,8 @@ print("calculations written before the result they need:", len(early))
 # 不管这次运行结果如何，记录都准确说明了问题出在哪里：哪一步发出了哪个调用、每个工具返回了什么、最终文本用的是
 # 这些数字还是它自己的数字。如果调用都对而答案错了，那就是模型在最后一步失败了——这正是这个模型出了名的
 # "读不懂自己的工具结果"问题；第 06 课会给两种协议在这方面的表现拿出数字。答案的文字也要读：评分器检查数字和名称，
-# 不检查单位，所以问题问的是元、答案却说"1530 dollars"，也能通过它。
+# 不检查单位，所以问题问的是元、答案却说"1530 dollars"，也能通过它；判定里的"计算"也包括评分器自己核对的算术（306 × 5），
+# 不只是计算器调用。
 #
 # ## 小结
 #

@@ -430,8 +430,8 @@ print(json.dumps(tool_call_schema(weather_only.openai_tools(), name="get_weather
 # but hides the reasoning; ReAct needs a long prompt but works with any model and shows its
 # thoughts. Those are claims. Here is the stock question, asking for the difference too, under
 # both loops: text ReAct in the stock agent's own layout (Action / Action Input, the chat
-# messages of notebook 04), and native calls. Same model, same tools, same budget (the
-# package's default `max_steps=6`, `max_tokens=200`, temperature 0), each run graded by `grade`
+# messages of notebook 04), and native calls. Same model, same tools, same budget
+# (`max_steps=6`, the package default; `max_tokens=200`; temperature 0), each run graded by `grade`
 # against what the notebook knows is right (贵州茅台, higher by 1420.29). The cell prints how
 # long the two runs took; it is a success demo: both runs must come out ✔
 # ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held in
@@ -444,7 +444,7 @@ print(json.dumps(tool_call_schema(weather_only.openai_tools(), name="get_weather
 # 常见的对比是这么说的：函数调用不需要格式提示词，花的 token 更少，但把推理过程藏起来了；ReAct 需要长提示词，
 # 但适用于任何模型，还能展示它的思考。这些只是说法。下面把股票问题（这次还要问差多少）分别放在两种循环下运行：
 # 文本 ReAct 用股票智能体自己的布局（Action / Action Input，第 04 课的聊天消息布局），以及原生调用。同一个模型、
-# 同样的工具、同样的预算（包默认的 `max_steps=6`、`max_tokens=200`、temperature 0），每次运行都由 `grade` 对照笔记本已知的
+# 同样的工具、同样的预算（`max_steps=6`，即包的默认值；`max_tokens=200`；temperature 0），每次运行都由 `grade` 对照笔记本已知的
 # 正确答案评分（贵州茅台更高，高 1420.29）。单元格会打印这两次运行花了多长时间；它是一个成功演示：两次运行都必须是 ✔（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次）。（储蓄问题已经在第 05 课用原生调用
 # 跑过；第 6 节有两种协议在基准测试全部 72 个任务上的结果。）
 
@@ -524,7 +524,8 @@ display(Markdown(comparison))
 #   template's tool block. The difference is the fixed price of each protocol per step;
 #   **prompt tok** is that price summed over the steps, plus the conversation as it grows.
 # - **steps** and **tool calls** differ when one loop can batch (native parallel calls) and the
-#   other cannot (ReAct runs one action per step).
+#   other cannot (ReAct runs one action per step), and when one run needs more tries than the
+#   other (a held-back call, a correction).
 # - **verdict** is the grader's, against the tools' data and the expected facts, not the
 #   model's confidence; ✘ names the failure (`wrong_answer`, `incomplete`, `invented_data`, …)
 #   and the run's own verdict line above gives the reason. A run can end with status `final`
@@ -546,7 +547,7 @@ display(Markdown(comparison))
 #   系统提示词加上聊天模板的工具块。两者之差是每种协议每一步的固定成本；**prompt tok** 是这个成本在各步上的总和，
 #   再加上不断变长的对话。
 # - 当一种循环能批量处理（原生并行调用）而另一种不能（ReAct 每步只执行一个动作）时，**steps** 和
-#   **tool calls** 就会不同。
+#   **tool calls** 就会不同；一次运行比另一次多试了几回（被拦下的调用、一次更正）时也会不同。
 # - **verdict** 是评分器给出的判定，依据是工具的数据和预期事实，而不是模型的自信；✘ 会指出失败类型
 #   （`wrong_answer`、`incomplete`、`invented_data` ……），上面这次运行自己的判定行会给出原因。一次运行可以
 #   以 `final` 状态结束却仍是 ✘——比如在取到 67.92 和 1488.21 之后回答"青岛啤酒的收盘价更高，高1420.29"：数字都对，
@@ -623,8 +624,8 @@ else:
 # (notebook 07) the same two configurations solved 44/72 and 25/72, re-scored with today's
 # rules. By kind of task, both protocols solve the one-call tasks (8/8) and fail more often the
 # more calls a task needs (four calls: 2/5 against 1/5; five: 0/2 each). The most common failure
-# of both is a wrong answer with the facts in hand (9 of ReAct's 20, 9 of native's 28); native
-# also runs out of its six steps (7) and invents figures (7).
+# of both is a wrong answer with the facts in hand (9 of ReAct's 20, 9 of native's 28); both
+# invent figures (7 each), and native runs out of its six steps more often (7, ReAct 3).
 #
 # ### "Function calling first, text ReAct as the fallback"
 #
@@ -634,8 +635,8 @@ else:
 # the parser, and you get a stable API instead of a prompt format to maintain.
 #
 # This model's own numbers point the other way: on the 1.5B Coder model behind this series, the
-# text protocol won, 52/72 against 44/72 (their 95 % intervals overlap), and section 5's runs
-# let you look at individual cases.
+# text protocol won, 52/72 against 44/72 (their 95 % intervals overlap); section 5's two runs
+# are single cases in another ReAct layout, not this configuration.
 # Likely reasons, not proven here: a small model follows an explicit format spelled out in the
 # prompt better than the tool block its template adds, and ReAct's `Thought:` gives it room to
 # plan the next call. The advice comes from models trained hard for tool calls (the large hosted
@@ -656,7 +657,7 @@ else:
 # 在护栏学会更正被拒绝的答案、拦下填了编造数字的调用之前（第 07 课），同样两个配置解决了 44/72 和 25/72（按今天的规则重新评分）。
 # 按任务类型看，两种协议都能解决只需一次调用的任务（8/8），任务需要的调用越多就越容易失败（需要
 # 四次调用：2/5 对 1/5；五次：都是 0/2）。两者最常见的失败都是手握事实却答错了（ReAct 20 次失败中有 9 次，
-# 原生调用 28 次中有 9 次）；原生调用还有六步用完（7 次）和编造数字（7 次）。
+# 原生调用 28 次中有 9 次）；两者都有编造数字（各 7 次），原生调用六步用完的次数更多（7 次，ReAct 3 次）。
 #
 # ### "函数调用优先，文本 ReAct 兜底"
 #
@@ -664,8 +665,8 @@ else:
 # 和你自己的解析器的 ReAct）。理由是站得住的——模型是在它的模板上训练的，解析器由服务器负责，而且你得到的是
 # 一个稳定的 API，而不是一个需要自己维护的提示词格式。
 #
-# 这个模型自己的数字却指向另一边：在本系列使用的 1.5B Coder 模型上，文本协议赢了，52/72 对 44/72（两者的 95% 区间有重叠），而第 5 节
-# 的运行让你能逐个查看具体案例。可能的原因（这里并未证明）：小模型更善于遵循在提示词里明确写出来的格式，
+# 这个模型自己的数字却指向另一边：在本系列使用的 1.5B Coder 模型上，文本协议赢了，52/72 对 44/72（两者的 95% 区间有重叠）；第 5 节的两次运行只是
+# 单个案例，用的是另一种 ReAct 布局，不是这个配置。可能的原因（这里并未证明）：小模型更善于遵循在提示词里明确写出来的格式，
 # 而不是模板添加的工具块；ReAct 的 `Thought:` 也给了它规划下一个调用的空间。那条建议来自为工具调用下过大力气
 # 训练的模型（大型托管模型），在那里它是合理的默认选择。所以要按模型来判断：在一小批你自己的任务上把两种协议都跑一遍，
 # 给答案评分，留下胜出的那个——本系列的智能体两种都支持。
@@ -675,11 +676,11 @@ else:
 #
 # | the usual comparison says | what we can now say |
 # |---|---|
-# | FC needs no system prompt; fewer tokens | the client sends none, but the template writes one: tool JSON plus call instructions (section 1). Compare **first prompt** in the table. |
+# | FC needs no system prompt; fewer tokens | a bare request needs none (the native agent still sends a short one), but the template writes one: tool JSON plus call instructions (section 1). Compare **first prompt** in the table. |
 # | FC needs a model trained for it; output more stable | trained, yes — yet the 1.5B model often skips the tags it was trained on, and a lenient parser or constrained decoding makes up for it (sections 2–4). |
 # | FC output is easy to handle | the *server* handles it: template in, parser out. Someone still writes the parser. |
 # | FC hides the reasoning | native replies carry little or no text beside the call; ReAct's `Thought:` lines are in the run record (`step.thought`). |
-# | ReAct works with weaker models | it needs only text completion and `stop`, and on this 1.5B model it solved more tasks (52/72 against 44/72, section 6) — but its format costs tokens at every step, and its parse failures are the model's to repeat. |
+# | ReAct works with weaker models | it needs only text completion and `stop`, and on this 1.5B model it solved more tasks (52/72 against 44/72, section 6) — but its format rules travel in the prompt at every step (which protocol spent more tokens depends on the run: compare **prompt tok** in section 5), and a parse failure costs the model a step to redo. |
 #
 # Both protocols are "a prompt in, text out, a parser in between". The difference is who owns
 # the format: with ReAct you do (prompt and parser in your code); with native calls the model
@@ -693,7 +694,8 @@ else:
 #   parser returned this model's fenced calls as text; reactlab's server parses leniently.
 # - `tool_choice="required"` constrains decoding to a call: no broken JSON, but a call even when
 #   none is needed.
-# - Measured on this model, text ReAct beat native calls (52/72 against 44/72); the usual
+# - Measured on this model, text ReAct beat native calls (52/72 against 44/72, one run of 72
+#   tasks; the intervals overlap); the usual
 #   "function calling first" advice holds for models trained for it. Measure on yours.
 #
 # **Is an agent a replacement for function calling, or an upgrade of it?** An upgrade — more
@@ -733,11 +735,11 @@ else:
 #
 # | 常见的对比说 | 我们现在能说的 |
 # |---|---|
-# | FC 不需要系统提示词；token 更少 | 客户端不发，但模板会写一个：工具 JSON 加调用指令（第 1 节）。对比表中的 **first prompt**。 |
+# | FC 不需要系统提示词；token 更少 | 一个裸请求不需要（原生智能体仍会发一段简短的），但模板会写一个：工具 JSON 加调用指令（第 1 节）。对比表中的 **first prompt**。 |
 # | FC 需要专门训练过的模型；输出更稳定 | 训练过，没错——可这个 1.5B 模型经常不写它训练时学过的标签，靠宽松的解析器或约束解码才弥补过来（第 2–4 节）。 |
 # | FC 的输出容易处理 | 是*服务器*在处理：进去是模板，出来是解析器。解析器总得有人写。 |
 # | FC 把推理过程藏起来了 | 原生回复在调用之外几乎没有文字；ReAct 的 `Thought:` 行都在运行记录里（`step.thought`）。 |
-# | ReAct 适用于较弱的模型 | 它只需要文本补全和 `stop`，在这个 1.5B 模型上也解决了更多任务（52/72 对 44/72，第 6 节）——但它的格式每一步都要花 token，而解析失败时，得靠模型自己重来。 |
+# | ReAct 适用于较弱的模型 | 它只需要文本补全和 `stop`，在这个 1.5B 模型上也解决了更多任务（52/72 对 44/72，第 6 节）——但它的格式规则每一步都跟着提示词走（哪种协议花的 token 更多要看具体运行：对比第 5 节的 **prompt tok**），而一次解析失败要花模型一步来重做。 |
 #
 # 两种协议都是"提示词进、文本出，中间一个解析器"。区别在于格式归谁管：用 ReAct，归你（提示词和解析器都在
 # 你的代码里）；用原生调用，归模型厂商（模板和解析器在服务器里），作为交换，你得到一个稳定的 API。
@@ -748,7 +750,7 @@ else:
 # - 严格的解析器可能把一个好好的调用变成普通的 `content`：BFCL 上记录到，llama.cpp 的解析器把这个模型用代码块
 #   写的调用当作文本返回；reactlab 的服务器则采用宽松解析。
 # - `tool_choice="required"` 把解码约束为一个调用：不会有坏掉的 JSON，但即使不需要调用也会调用。
-# - 在这个模型上实测，文本 ReAct 胜过原生调用（52/72 对 44/72）；常见的"函数调用优先"建议适用于专门为此训练过的模型。
+# - 在这个模型上实测，文本 ReAct 胜过原生调用（52/72 对 44/72，72 个任务跑一次；区间有重叠）；常见的"函数调用优先"建议适用于专门为此训练过的模型。
 #   在你自己的模型上测一测。
 #
 # **智能体是函数调用的替代品，还是它的升级？** 是升级——更准确地说，是包在它*外面*的那个循环。函数调用（原生的
