@@ -88,9 +88,10 @@ def kept_rows(path: Path, replayed: set[str]) -> list[dict]:
     date they were replayed on). Example: after `demos.py 06`, 04's rows stay as they were."""
     if not path.is_file():
         return []
-    old = re.search(r" on (\d{4}-\d{2}-\d{2} \d{2}:\d{2})", path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    old = re.search(r" on (\d{4}-\d{2}-\d{2} \d{2}:\d{2})", text)  # rows before the column
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         if (m := ROW.match(line)) and m.group(1) not in replayed:
             rows.append({"notebook": m.group(1), "cell": int(m.group(2)), "role": m.group(3),
                          "held": int(m.group(4)), "times": int(m.group(5)),
