@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reactlab import claims, grader
+from reactlab import claims
 from reactlab.grader import grade
 from reactlab.runlog import RunResult
 
@@ -76,9 +76,9 @@ def correction(result: RunResult) -> Correction | None:
         missing += [n for n in found.missing if n not in missing]
     if missing:
         return Correction("missing", reasons, names=tuple(missing))
-    if verdict.unsupported or grader.wrong_differences(answer, result):
+    if verdict.unsupported or verdict.gaps:
         return Correction("compute", reasons)  # a figure from nowhere, or a gap misjudged
-    for fig, expr in grader.misnamed_differences(answer, result):
+    for fig, expr in verdict.misnamed:
         return Correction("difference", reasons, fact=f"{fig} is {expr}")
     if found and found.winner:
         return Correction("fact", reasons, fact=_checked(found))

@@ -75,6 +75,9 @@ class Verdict:
     reasons: list[str] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
     mode: str | None = None  # a benchmark failure mode (MODES) when not ok
+    # what the two difference checks found, for the guard's correction (not re-derived there)
+    misnamed: list[tuple[str, str]] = field(default_factory=list)  # misnamed_differences
+    gaps: list[str] = field(default_factory=list)  # wrong_differences
 
     def __str__(self) -> str:
         return f"verdict: {'✔' if self.ok else '✘'} " + "; ".join(self.reasons)
@@ -328,10 +331,11 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         problems.append(("wrong_answer", compared))
     problems += [("wrong_answer", f"the answer's arithmetic is wrong: {s}")
                  for s in wrong_sums(answer)]
+    misnamed, gaps = misnamed_differences(answer, result), wrong_differences(answer, result)
     problems += [("wrong_answer", (f"the answer calls {fig} a difference, but the calculator "
                                    f"computed it as {expr}, which subtracts nothing"))
-                 for fig, expr in misnamed_differences(answer, result)]
-    problems += [("wrong_answer", r) for r in wrong_differences(answer, result)]
+                 for fig, expr in misnamed]
+    problems += [("wrong_answer", r) for r in gaps]
     problems += [("wrong_answer", r) for r in _expected(answer, expected, known)]
     if not problems:
         why = (f"every figure comes from a tool result, the question or a calculation "
@@ -339,4 +343,5 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
                "the answer states no figure, and nothing in it contradicts the tool results")
         return Verdict(True, [why], [], None)
     mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
-    return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode)
+    return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode,
+                   misnamed, gaps)
