@@ -63,6 +63,7 @@ class Guards:
     quiet_retry: bool = True  # after two empty replies or a second plan, one request without tools
     hold_back: bool = True  # don't run a call fed figures that no earlier result gives
     date_hints: bool = True  # once get_today answered, name the failed date call with its date
+    fetch_hints: bool = True  # a call failed or held back: name a city/stock still to fetch
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:
@@ -70,21 +71,22 @@ class Guards:
         parse errors only end with steps."""
         return cls(max_steps=max_steps, max_parse_errors=max_steps, max_total_tokens=None,
                    observation_chars=None, loop=None, compress_after=None, narrated_calls=False,
-                   grounding=False, quiet_retry=False, hold_back=False, date_hints=False)
+                   grounding=False, quiet_retry=False, hold_back=False, date_hints=False,
+                   fetch_hints=False)
 
     @classmethod
     def on(cls, max_steps: int = 6) -> Guards:
         """The defaults: compaction at 2000 chars, loop detector, 3 parse errors, the grader's
         corrections, the quiet retry, calls held back until the figures they need arrive, and
-        the date hint (`reactlab.hints`)."""
+        the date and fetch hints (`reactlab.hints`)."""
         return cls(max_steps=max_steps)
 
     @classmethod
     def basic(cls, max_steps: int = 6) -> Guards:
-        """The defaults without the levers (corrections, quiet retry, hold back, date hints): what
+        """The defaults without the levers (corrections, quiet retry, hold back, hints): what
         `Guards.on()` was before the benchmark kept them, for comparisons."""
         return cls(max_steps=max_steps, grounding=False, quiet_retry=False, hold_back=False,
-                   date_hints=False)
+                   date_hints=False, fetch_hints=False)
 
     @classmethod
     def levers(cls, max_steps: int = 6) -> Guards:
@@ -122,16 +124,22 @@ class Guards:
     def ground(self, question: str, answer: str, steps: list[Step]) -> Correction | None:
         """The correction for this draft answer (`reactlab.correction`), or None to accept it.
 
-        At most `max_corrections` per run, and only when a tool answered something: with no
-        tool result there is nothing to check the figures against (common knowledge).
+        At most `max_corrections` per run, and only once the run has tried a call. Before any
+        tool has answered (every call failed or was held back), only a `missing` fix is made (a
+        city or stock the question asks about, answered with no tool result for it): there is
+        nothing yet to check figures against, and common knowledge ("7 days") stands.
         Example: after get_closing_price gave 67.92 and 1488.21, the draft "青岛啤酒更高" ->
                  Correction("fact", …, fact='贵州茅台 1488.21 and 青岛啤酒 67.92 (closing price), …')
         """
         if not self.grounding or sum(s.kind == "ungrounded" for s in steps) >= self.max_corrections:
             return None
-        if not any(c.observation and not c.error for s in steps for c in s.tool_calls):
-            return None
-        return correction(RunResult(question, answer, "final", steps=list(steps)))
+        calls = [c for s in steps for c in s.tool_calls]
+        if not calls:
+            return None  # no call tried: a question answered from what the model knows
+        fix = correction(RunResult(question, answer, "final", steps=list(steps)))
+        if fix and fix.kind != "missing" and not any(c.observation and not c.error for c in calls):
+            return None  # nothing fetched to check figures against: common knowledge stands
+        return fix
 
     def held_back(self, question: str, steps: list[Step],
                   calls: list[tuple[str, Any]]) -> dict[int, list[str]]:

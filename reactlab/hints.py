@@ -1,6 +1,8 @@
 """Hints: the call a run can make now that a tool has answered what an earlier call lacked.
 
-One hint so far, for the 1.5B's commonest failure on date questions. It writes a date call
+Two hints, each for a failure the 1.5B repeats until its step budget runs out.
+
+The date hint is for its commonest failure on date questions. It writes a date call
 before it knows today's date (the target date twice, `days_between("2026-10-01",
 "2026-10-01")`, or a "today" it imagined, 2025-10-01), the call fails or is held back, and
 after `get_today` has answered it still does not put that date into the call: it narrates
@@ -8,10 +10,20 @@ after `get_today` has answered it still does not put that date into the call: it
 a call is pending, the step's feedback names that call with today's date in it
 (`prompts/date_hint.txt`), and the next request requires that tool. Once per run.
 
+The fetch hint is for questions about several cities or stocks: the model writes the
+calculator first with figures it imagined (`calculator("(32 + 29 + 26 + 22) / 4")`), or merges
+the cities into one argument, or gives up after one timeout; the call is held back or fails,
+and it writes the same call again. When a reply's call failed or was held back and the question
+names a city or stock that no tool result covers yet, the step's feedback names the first such
+name with the tool that fetches it (`prompts/fetch_hint.txt`), and the next request requires
+that tool. Once per name, so a tool that fails for good is asked for once more, not forever.
+
 Unlike the corrections (`reactlab.correction`), which judge an answer, a hint repairs a call:
 it replaces exactly one date argument (the one no result gives, or the first of two equal
-ones) and gives up when that is ambiguous. Deliberately NOT here: running the call for the
-model, dates written in words (明年元旦), any tool without date arguments. Used by the loop's
+ones) and gives up when that is ambiguous; the fetch hint names the name and the tool, and the
+model writes the call. Deliberately NOT here: running the call for the model, dates written in
+words (明年元旦), any tool without date arguments, names the course data does not know (an
+unknown stock is the model's to report). Used by the loop's
 `run_tools` under `Guards(date_hints=True)`. Notebook 07 (section 6) introduces it in words;
 benchmarks/results/levers.md measures it.
 """
@@ -20,14 +32,19 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
+from pathlib import Path
 from typing import Any
 
+from reactlab import claims
 from reactlab.figures import known_inputs, made_up
 from reactlab.prompts import render_template
-from reactlab.runlog import Step
+from reactlab.runlog import RunResult, Step
 
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 EVENT = "date hint"  # the step event that marks a run's one hint
+FETCH_EVENT = "fetch hint"  # the step event of a fetch hint: "fetch hint: get_weather for 深圳"
+_DATA = Path(__file__).parent / "data"
 
 
 def today_from(steps: list[Step]) -> str | None:
@@ -97,4 +114,59 @@ def date_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["DATE", "EVENT", "date_hint", "today_from", "with_today"]
+@cache
+def fetchers() -> dict[str, str]:
+    """Course name -> the tool whose result covers it, from the bundled teaching data.
+
+    Example: fetchers()["广州"] -> "get_weather"; fetchers()["贵州茅台"] -> "get_closing_price"
+    """
+    out = {}
+    for file, key, tool in (("weather_snapshot.json", "cities", "get_weather"),
+                            ("closing_prices.json", "stocks", "get_closing_price")):
+        try:
+            out.update(dict.fromkeys(json.loads((_DATA / file).read_text(encoding="utf-8"))[key],
+                                     tool))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # no hint for that kind of name
+    return out
+
+
+def unfetched(question: str, steps: list[Step]) -> list[str]:
+    """The course names the question asks about that no successful tool result covers yet,
+    in the question's order.
+
+    Example: "深圳、杭州、成都、南京四地现在的平均气温是多少？" after get_weather(深圳) -> 24.1
+             -> ["杭州", "成都", "南京"]
+    """
+    subs = claims.subjects(RunResult(question, None, "final", steps=list(steps)))
+    known = claims.names(subs)
+    asked = dict.fromkeys(n for _, _, n in claims.mentions(question, known))
+    return [n for n in asked if n not in subs and n in fetchers()]
+
+
+def fetch_hint(question: str, steps: list[Step],
+               tools: list[str] | tuple[str, ...]) -> tuple[str, str, str] | None:
+    """(feedback, tool to require, name) when the last step's call failed or was held back and a
+    name the question asks about has no tool result yet; None otherwise, and for a name
+    already hinted once in this run.
+
+    Example: question "深圳、杭州、成都、南京四地现在的平均气温是多少？", step 1
+             calculator("(32 + 29 + 26 + 22) / 4") held back ->
+             ("No tool result has covered 深圳, 杭州, 成都, 南京 yet … Call get_weather for
+             深圳 now …", "get_weather", "深圳")
+    """
+    if not steps or not any(c.error for c in steps[-1].tool_calls):
+        return None
+    hinted = {e.rsplit(" for ", 1)[-1] for s in steps for e in s.events
+              if e.startswith(FETCH_EVENT)}
+    names = unfetched(question, steps)
+    for name in names:
+        tool = fetchers()[name]
+        if name not in hinted and tool in tools:
+            return render_template("fetch_hint", names=", ".join(names), first=name,
+                                   tool=tool), tool, name
+    return None
+
+
+__all__ = ["DATE", "EVENT", "FETCH_EVENT", "date_hint", "fetch_hint", "fetchers", "today_from",
+           "unfetched", "with_today"]

@@ -187,7 +187,8 @@ def test_too_many_invalid_json_ends_with_parse_errors_and_a_final_request():
 def test_unknown_tool_and_tool_exception_are_reported_to_the_model():
     conn = FakeConn(reply(None, [("get_wether", '{"location": "北京"}'),
                                  ("get_weather", '{"location": "上海"}')]),
-                    reply("抱歉，上海没有数据。"))
+                    reply(None, [("get_weather", '{"location": "北京"}')]),
+                    reply("北京晴；抱歉，上海没有数据。"))
     r = run(conn)
     unknown, raised = r.steps[0].tool_calls
     assert unknown.error and "get_wether" in unknown.observation
@@ -195,6 +196,9 @@ def test_unknown_tool_and_tool_exception_are_reported_to_the_model():
     assert raised.error and "ValueError" in raised.observation and "上海" in raised.observation
     contents = [m["content"] for m in conn.requests[1]["messages"] if m["role"] == "tool"]
     assert contents == [unknown.observation, raised.observation]
+    # 北京 got no result (a misspelled tool): the next request requires the tool that fetches it
+    assert conn.requests[1]["tool_choice"] == {"type": "function",
+                                               "function": {"name": "get_weather"}}
     assert r.status == "final"
 
 

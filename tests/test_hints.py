@@ -119,3 +119,88 @@ def test_with_today_never_raises_and_never_leaves_equal_dates(arguments, questio
 def test_today_from_reads_only_a_successful_get_today():
     assert today_from([Step(1, "action", tool_calls=[SAME])]) is None
     assert today_from([Step(1, "action", tool_calls=[TODAY])]) == "2026-03-01"
+
+
+# --- the fetch hint: a name the question asks about, still unfetched after a failed call ------
+
+AVG4 = "深圳、杭州、成都、南京四地现在的平均气温是多少？"
+HELD = ToolCallRecord("calculator", {"expression": "(32 + 29 + 26 + 22) / 4"},
+                      "Not run: calculator was given 32, 29, 26, 22, …", error=True)
+
+
+def test_unfetched_lists_the_asked_names_in_the_question_order():
+    from reactlab.hints import unfetched
+    sz = ToolCallRecord("get_weather", {"location": "深圳"}, "深圳: 24.1°C (feels like 25°C), …")
+    assert unfetched(AVG4, []) == ["深圳", "杭州", "成都", "南京"]
+    assert unfetched(AVG4, [Step(1, "action", tool_calls=[sz])]) == ["杭州", "成都", "南京"]
+    assert unfetched("中国的首都是哪座城市？", []) == []  # no course name asked about
+    assert unfetched("比亚迪的收盘价是多少？", []) == []  # unknown to the course data: not hinted
+
+
+def test_a_held_back_calculator_gets_the_first_unfetched_city_once():
+    from reactlab.hints import fetch_hint
+    tools = default_registry().names()
+    first = Step(1, "action", tool_calls=[HELD])
+    feedback, tool, name = fetch_hint(AVG4, [first], tools)
+    assert (tool, name) == ("get_weather", "深圳")
+    assert feedback == ("No tool result has covered 深圳, 杭州, 成都, 南京 yet, and every figure "
+                        "in the answer must come from one. Call get_weather for 深圳 now, one "
+                        "name per call.")
+    first.events.append("fetch hint: get_weather for 深圳")
+    again = Step(2, "action", tool_calls=[HELD])
+    assert fetch_hint(AVG4, [first, again], tools)[2] == "杭州"  # 深圳 was hinted once already
+    assert fetch_hint(AVG4, [first], ["calculator"]) is None  # no tool fetches it here
+
+
+def test_no_fetch_hint_after_a_step_whose_calls_all_ran():
+    from reactlab.hints import fetch_hint
+    ok = Step(1, "action", tool_calls=[ToolCallRecord("calculator", {"expression": "1+1"}, "2")])
+    assert fetch_hint(AVG4, [ok], default_registry().names()) is None
+    assert fetch_hint(AVG4, [], default_registry().names()) is None
+
+
+def test_native_t47_is_told_to_fetch_instead_of_repeating_the_made_up_average():
+    """The real native run of t47 repeated calculator("(32 + 29 + 26 + 22) / 4") three times,
+    held back each time, then answered 25.5℃ from nowhere."""
+    calc = '{"expression": "(32 + 29 + 26 + 22) / 4"}'
+    conn = ScriptedConn(Reply(None, [tool_call("c1", "calculator", calc)]),
+                        Reply(None, [tool_call("c2", "get_weather", '{"location": "深圳"}')]),
+                        "深圳现在的气温是……")
+    r = run_function_calling(AVG4, conn=conn, tools=default_registry())
+    assert r.steps[0].events[-1] == "fetch hint: get_weather for 深圳"
+    assert conn.requests[1]["tool_choice"] == {"type": "function",
+                                               "function": {"name": "get_weather"}}
+    assert conn.requests[1]["messages"][-1]["content"].startswith("No tool result has covered 深圳")
+    assert r.steps[1].tool_calls[0].name == "get_weather" and not r.steps[1].tool_calls[0].error
+
+
+def test_a_timeout_gets_the_retry_required_in_react_too():
+    """t28 (native gave up after one timeout): the city is named again with its tool required."""
+    from reactlab.hints import fetch_hint
+    timeout = ToolCallRecord("get_weather", {"location": "广州"},
+                             "Error: get_weather failed: TimeoutError: …", error=True)
+    hint = fetch_hint("广州现在多少度？", [Step(1, "action", tool_calls=[timeout])],
+                      default_registry().names())
+    assert hint[1:] == ("get_weather", "广州")
+
+
+def test_the_fetch_hint_is_off_in_basic_and_off_guards():
+    assert Guards.on().fetch_hints and not Guards.basic().fetch_hints
+    assert not Guards.off().fetch_hints
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["深圳", "杭州", "北京", "Beijing", "茅台", "比亚迪", "和", "、",
+                                 "？", "the", "7"]), max_size=8))
+def test_fetch_hint_never_names_a_name_twice(words):
+    from reactlab.hints import fetch_hint
+    q, steps, seen = "".join(words), [], []
+    for n in range(8):
+        steps.append(Step(n + 1, "action", tool_calls=[HELD]))
+        hint = fetch_hint(q, steps, default_registry().names())
+        if hint is None:
+            break
+        assert hint[2] not in seen  # each name at most once: the hints end
+        seen.append(hint[2])
+        steps[-1].events.append(f"fetch hint: {hint[1]} for {hint[2]}")
+    assert set(seen) <= {"深圳", "杭州", "北京", "贵州茅台"}

@@ -81,11 +81,16 @@ def test_no_server_is_the_same_status_for_both_agents(agent, monkeypatch):
 @pytest.mark.parametrize("arguments", ["[" * 5000, "{" * 5000, json.dumps(
     json.loads("[" * 500 + "]" * 500)), '{"location": ' * 500])
 def test_arguments_nested_deep_are_a_bad_call_not_a_crash(arguments):
-    conn = ScriptedConn(Reply(None, [tool_call("c1", "get_weather", arguments)]), "北京晴。")
+    conn = ScriptedConn(Reply(None, [tool_call("c1", "get_weather", arguments)]),
+                        Reply(None, [tool_call("c2", "get_weather", '{"location": "北京"}')]),
+                        "北京晴。")
     r = run_function_calling("北京天气？", conn=conn, tools=default_registry())
     assert r.status == "final"
     assert r.steps[0].tool_calls[0].error
-    assert conn.requests[1]["messages"][-1]["role"] == "tool"
+    # the bad call is answered by a tool message; the fetch hint (北京 has no result) follows
+    sent = conn.requests[1]["messages"]
+    assert [m["role"] for m in sent[-2:]] == ["tool", "user"] and sent[-2]["tool_call_id"] == "c1"
+    assert r.steps[0].events[-1] == "fetch hint: get_weather for 北京"
 
 
 def test_react_arguments_nested_deep_are_a_bad_call_not_a_crash():
