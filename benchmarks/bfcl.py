@@ -169,8 +169,11 @@ def score(case: dict, calls: list[dict]) -> tuple[bool, str | None, str | None]:
 
 # --- running ---------------------------------------------------------------------------------
 
-def run_case(client, model: str, case: dict, max_tokens: int = 512) -> dict:
-    """Send one case, score the reply; the record always has ok (False on a request error)."""
+def run_case(client, model: str, case: dict, max_tokens: int = 512,
+             extra_body: dict | None = None) -> dict:
+    """Send one case, score the reply; the record always has ok (False on a request error).
+
+    `extra_body`: server options sent with the request, e.g. {"reactlab_choice": true}."""
     rec = {"category": case["category"], "id": case["id"], "calls": [], "content": None,
            "ok": False, "error": None, "error_type": None, "request_error": None}
     start = time.perf_counter()
@@ -180,7 +183,7 @@ def run_case(client, model: str, case: dict, max_tokens: int = 512) -> dict:
             tool_choice="auto", temperature=0, max_tokens=max_tokens,
             # OpenAI's default, sent explicitly: some llama.cpp versions default to false and
             # would then keep only the first call of a parallel case.
-            parallel_tool_calls=True)
+            parallel_tool_calls=True, **({"extra_body": extra_body} if extra_body else {}))
     except Exception as e:  # noqa: BLE001 - any client error is recorded and retried next run
         rec.update(latency_s=round(time.perf_counter() - start, 2),
                    request_error=f"{type(e).__name__}: {e}"[:1000])
@@ -226,7 +229,7 @@ def recorded(out: Path, label: str) -> set[str]:
 
 def run(base_url: str, model: str, api_key: str, label: str, per_category: int, seed: int,
         out: Path, categories=tuple(CATEGORIES), max_tokens: int = 512,
-        timeout: float = 300.0, wait: float = 0.0) -> list[dict]:
+        timeout: float = 300.0, wait: float = 0.0, extra_body: dict | None = None) -> list[dict]:
     """Run the sample against one endpoint, appending to `out`; return the new records."""
     from openai import OpenAI
 
@@ -242,7 +245,8 @@ def run(base_url: str, model: str, api_key: str, label: str, per_category: int, 
     new = []
     for i, case in enumerate(todo, 1):
         rec = {"label": label, "model": model, "base_url": base_url, "seed": seed,
-               "max_tokens": max_tokens, **run_case(client, model, case, max_tokens),
+               "max_tokens": max_tokens, **({"extra_body": extra_body} if extra_body else {}),
+               **run_case(client, model, case, max_tokens, extra_body),
                "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
         with open(out, "a", encoding="utf-8") as f:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
@@ -270,6 +274,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="write results/bfcl.md from --out and stop")
     ap.add_argument("--report-file", type=Path, default=RESULTS / "bfcl.md")
     ap.add_argument("--ratio", nargs=2, metavar=("A", "B"), help="labels for the A/B column")
+    ap.add_argument("--extra-body", type=json.loads, default=None, metavar="JSON",
+                    help='server options sent with every request, e.g. \'{"reactlab_choice": '
+                         'true}\' (reactlab\'s answer-or-calls constraint); give it its own --label')
     args = ap.parse_args(argv)
     if args.report:
         from benchmarks.bfcl_report import write_report
@@ -283,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown categories {unknown}: choose from {', '.join(CATEGORIES)}")
     try:
         run(args.base_url, args.model, args.api_key, args.label, args.per_category, args.seed,
-            args.out, categories, args.max_tokens, wait=args.wait)
+            args.out, categories, args.max_tokens, wait=args.wait, extra_body=args.extra_body)
     except (BfclMissing, EndpointDown) as e:
         print(e, file=sys.stderr)
         return 2

@@ -319,6 +319,9 @@ def test_the_request_is_bfcls_question_with_auto_tools_at_temperature_0(bfcl_dir
     assert (kw["tool_choice"], kw["temperature"], kw["parallel_tool_calls"],
             kw["max_tokens"]) == ("auto", 0, True, 300)
     assert rec["ok"] and rec["tokens"] == [90, 12] and rec["finish_reason"] == "tool_calls"
+    assert "extra_body" not in kw  # plain OpenAI unless a server option is asked for
+    bfcl.run_case(client, "m", case, extra_body={"reactlab_choice": True})
+    assert sent[1]["extra_body"] == {"reactlab_choice": True}
 
 
 def test_a_request_error_is_recorded_and_run_again(bfcl_dir, tmp_path):

@@ -174,6 +174,59 @@ def test_tool_choice_required_and_named_use_a_schema(serve):
     assert len(r.choices[0].message.tool_calls) == 1  # parallel calls off: the first one only
 
 
+PARALLEL_ASK = [{"role": "user", "content": "北京和广州今天天气怎么样？"}]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_the_choice_option_constrains_auto_to_an_answer_or_valid_calls(serve, stream):
+    """"reactlab_choice": true under tool_choice="auto": the model writes an answer object or a
+    list of calls (it decides how many); the client sees content or tool_calls as usual."""
+    two = ('[{"name": "get_weather", "arguments": {"location": "北京"}}, '
+           '{"name": "get_weather", "arguments": {"location": "广州"}}]')
+    client, engine, _ = serve([two, '{"answer": "我只能查天气。"}'])
+
+    def ask(messages):
+        kw = {"model": MODEL, "messages": messages, "tools": TOOLS, "temperature": 0,
+              "extra_body": {"reactlab_choice": True}}
+        if not stream:
+            return client.chat.completions.create(**kw).choices[0].message
+        from reactlab.streaming import ToolCallAccumulator
+        acc = ToolCallAccumulator()
+        for chunk in client.chat.completions.create(stream=True, **kw):
+            acc.add(chunk)
+        return acc
+
+    calls = ask(PARALLEL_ASK).tool_calls
+    names = [(c["function"] if isinstance(c, dict) else c.function) for c in calls]
+    args = [json.loads(f["arguments"] if isinstance(f, dict) else f.arguments) for f in names]
+    assert args == [{"location": "北京"}, {"location": "广州"}]
+    schema = engine.calls[0]["json_schema"]
+    assert schema["anyOf"][0]["required"] == ["answer"]
+    assert schema["anyOf"][1]["type"] == "array" and schema["anyOf"][1]["minItems"] == 1
+    answer = ask([{"role": "user", "content": "你好"}])
+    content = answer.content
+    assert content == "我只能查天气。" and not answer.tool_calls  # the answer, not its JSON
+
+
+def test_the_choice_option_is_one_call_without_parallel_calls_and_off_by_default(serve):
+    one = '{"name": "get_weather", "arguments": {"location": "北京"}}'
+    client, engine, _ = serve([one, FENCED])
+    r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS,
+                                       parallel_tool_calls=False,
+                                       extra_body={"reactlab_choice": True})
+    second = engine.calls[0]["json_schema"]["anyOf"][1]
+    assert second.get("type") != "array" and len(r.choices[0].message.tool_calls) == 1
+    client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS)
+    assert engine.calls[1]["json_schema"] is None  # off unless asked for
+
+
+def test_the_choice_option_must_be_a_boolean(serve):
+    _, _, url = serve(["x"])
+    r = http.post(url + "/chat/completions", json={"model": MODEL, "messages": ASK,
+                                                   "tools": TOOLS, "reactlab_choice": "yes"})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "reactlab_choice"
+
+
 def test_auto_sends_no_schema_and_stops_at_an_invented_tool_response(serve):
     client, engine, _ = serve([FENCED + "\n<tool_response>\n晴\n</tool_response>"])
     r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS)

@@ -31,10 +31,7 @@ from __future__ import annotations
 import json
 import re
 
-from reactlab.server.constrain import call_schema
-
-ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string", "minLength": 1}},
-                 "required": ["answer"], "additionalProperties": False}
+from reactlab.server.constrain import ANSWER_SCHEMA, call_schema
 
 
 def call_key(name: str, arguments) -> tuple[str, str]:

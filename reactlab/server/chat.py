@@ -35,7 +35,7 @@ import secrets
 import time
 
 from reactlab.server import assist
-from reactlab.server.constrain import tool_call_schema
+from reactlab.server.constrain import choice_schema, tool_call_schema
 from reactlab.server.engines import Generation
 from reactlab.server.holdback import HoldBack
 from reactlab.server.limits import Limits
@@ -86,8 +86,12 @@ class Turn:
         self.created = int(time.time())
         self.use_tools = bool(req.tools) and req.tool_choice != "none"
         self.prompt = engine.template.render(req.messages, req.tools if self.use_tools else None)
+        self.mode = "normal"             # "choice", or "answer_or_call" / "plain" on a retry
         if req.tool_choice in ("required", "named"):
             self.schema = tool_call_schema(req.tools, req.tool_name, req.parallel_tool_calls)
+        elif req.choice and self.use_tools:  # auto, constrained to an answer or valid calls
+            self.schema = choice_schema(req.tools, req.parallel_tool_calls, max_tool_calls)
+            self.mode = "choice"
         else:
             self.schema = req.response_schema
         self.stop = [*req.stop, TOOL_RESPONSE] if self.use_tools else list(req.stop)
@@ -100,7 +104,6 @@ class Turn:
         # Help only where the model chose freely between calling and answering (see `assist`).
         self.help = help and req.help and self.use_tools and req.tool_choice == "auto"
         self.answered = assist.answered_calls(req.messages) if self.help else {}
-        self.mode = "normal"             # then "answer_or_call" or "plain" on a retry
         self.note: dict | None = None    # the system note added for the retry
         self.repeats_dropped: list = []  # repeated calls not sent (help on)
         self.interventions: list[dict] = []
@@ -185,7 +188,7 @@ class Turn:
         """(ParsedReply, the calls in it that repeat an answered call) for this attempt."""
         if not self.use_tools:
             return ParsedReply(text if self.mode == "normal" else clean_content(text), []), []
-        answer = assist.read_answer(text) if self.mode == "answer_or_call" else None
+        answer = assist.read_answer(text) if self.mode in ("answer_or_call", "choice") else None
         if answer is not None:
             return ParsedReply(clean_content(answer), []), []
         parsed = parse_tool_calls(text, self.req.tool_names)
@@ -284,6 +287,8 @@ class Turn:
             # the help may retry a reply it has seen whole (an empty reply, a plan): hold it
             # all, so nothing is sent that a retry would have to take back (a simplification:
             # a helped answer after tool results streams as one piece)
+            hold.holding = True
+        if self.mode == "choice":  # JSON by construction: its answer goes out once parsed
             hold.holding = True
         pieces, sent, before = [], [], 0  # before: content sent by earlier attempts
         async for kind, value in events:

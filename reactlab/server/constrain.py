@@ -12,7 +12,13 @@ Shapes (the text the model is forced to write; `toolcalls` parses both):
   `{"name": "get_weather", "arguments": {"location": "北京"}}`;
 - `required` with parallel calls allowed (OpenAI's default): a list of one or more such
   objects, `[{"name": …, "arguments": …}, …]`. A simplification: the template teaches
-  `<tool_call>` tags, but a JSON list keeps this a plain `json_schema`, easy to print.
+  `<tool_call>` tags, but a JSON list keeps this a plain `json_schema`, easy to print;
+- a *choice* under `tool_choice="auto"`, when the request asks for it (`"reactlab_choice":
+  true`): an answer `{"answer": "…"}`, or the calls above (a list when parallel calls are
+  allowed). The model still decides whether to call and how many calls to make: the list
+  leaves it free to close after one call or to go on, and each call's arguments must fit that
+  tool's schema (types, enums, required keys), so a schema word ("type": "string") cannot
+  stand in for a value. Simplification: no room for a thought before the choice.
 
 Argument objects get `additionalProperties: false` when the tool's schema does not say,
 so the model cannot invent keys. This module does not validate tool schemas (`validate`
@@ -43,6 +49,23 @@ def call_schema(tool: dict) -> dict:
             "properties": {"name": {"const": fn["name"]},
                            "arguments": _strict(fn.get("parameters"))},
             "required": ["name", "arguments"], "additionalProperties": False}
+
+
+ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string", "minLength": 1}},
+                 "required": ["answer"], "additionalProperties": False}
+
+
+def choice_schema(tools: list[dict], parallel: bool = True, max_calls: int = 8) -> dict:
+    """The schema of a free choice: an answer, or calls (at most `max_calls`) to `tools`.
+
+    Example: choice_schema([get_weather])["anyOf"] -> [ANSWER_SCHEMA, {"type": "array",
+             "items": <get_weather's call schema>, "minItems": 1, "maxItems": 8}]
+    """
+    one = [call_schema(t) for t in tools]
+    call = one[0] if len(one) == 1 else {"anyOf": one}
+    calls = ({"type": "array", "items": call, "minItems": 1, "maxItems": max_calls}
+             if parallel else call)
+    return {"anyOf": [ANSWER_SCHEMA, calls]}
 
 
 def tool_call_schema(tools: list[dict], name: str | None = None, parallel: bool = True) -> dict:

@@ -50,6 +50,7 @@ class ChatRequest:
     debug: bool = False                # reactlab extension: "reactlab_debug": true
     cache_prompt: bool = True          # llama.cpp extension: false re-reads the whole prompt
     help: bool = True                  # reactlab extension: "reactlab_help": false (see assist)
+    choice: bool = False               # reactlab extension: "reactlab_choice": true (constrain)
 
     @property
     def tool_names(self) -> list[str]:
@@ -261,4 +262,4 @@ def parse_body(raw: bytes, limits: Limits | None = None) -> ChatRequest:
                                                           integer=True),
         stop=_stop(body), response_schema=_response_schema(body),
         debug=_flag(body, "reactlab_debug", False), cache_prompt=_flag(body, "cache_prompt", True),
-        help=_flag(body, "reactlab_help", True))
+        help=_flag(body, "reactlab_help", True), choice=_flag(body, "reactlab_choice", False))
