@@ -63,7 +63,8 @@ class Guards:
     quiet_retry: bool = True  # after two empty replies or a second plan, one request without tools
     hold_back: bool = True  # don't run a call fed figures that no earlier result gives
     date_hints: bool = True  # once get_today answered, name the failed date call with its date
-    fetch_hints: bool = True  # a call failed or held back: name a city/stock still to fetch
+    fetch_hints: bool = True  # a call failed or held back: name a city/stock still to fetch,
+    # or the calculator's expression with the figures of the tools it called inside
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:

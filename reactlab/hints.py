@@ -18,6 +18,14 @@ names a city or stock that no tool result covers yet, the step's feedback names 
 name with the tool that fetches it (`prompts/fetch_hint.txt`), and the next request requires
 that tool. Once per name, so a tool that fails for good is asked for once more, not forever.
 
+The inside hint is for a calculator that calls a tool inside its expression
+(`calculator("get_closing_price('Kweichow Moutai') / get_closing_price('Tsingtao Brewery')")`),
+which the registry refuses with "call get_closing_price first". The 1.5B fetches both prices,
+then writes the same expression again. Once every tool call inside it has a result, the step's
+feedback gives the expression with those results' figures in place
+(`calculator({"expression": "1488.21 / 67.92"})`, `prompts/inside_hint.txt`), and the next
+request requires the calculator. Once per run.
+
 Unlike the corrections (`reactlab.correction`), which judge an answer, a hint repairs a call:
 it replaces exactly one date argument (the one no result gives, or the first of two equal
 ones) and gives up when that is ambiguous; the fetch hint names the name and the tool, and the
@@ -44,6 +52,14 @@ from reactlab.runlog import RunResult, Step
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 EVENT = "date hint"  # the step event that marks a run's one hint
 FETCH_EVENT = "fetch hint"  # the step event of a fetch hint: "fetch hint: get_weather for 深圳"
+INSIDE_EVENT = "inside hint"  # the step event of the run's one inside hint
+# a tool called inside an expression: get_weather('厦门')['temperature'], get_weather("x").humidity
+_INSIDE = re.compile(r"""(get_weather|get_closing_price)\(\s*(?:\w+\s*=\s*)?(['"])([^'"]{1,40})\2"""
+                     r"""\s*\)(?:\s*\[\s*['"]([\w ]{1,30})['"]\s*\]|\.(\w{1,30}))?""")
+# which figure of a result a field name asks for (the first figure is the default)
+_FIELDS = (("humid", r"humidity (-?\d+(?:\.\d+)?)%"), ("feel", r"feels like (-?\d+(?:\.\d+)?)°C"),
+           ("wind", r"(\d+(?:\.\d+)?) m/s"), ("precip", r"precipitation (\d+(?:\.\d+)?) mm"),
+           ("press", r"pressure (\d+(?:\.\d+)?) hPa"), ("", r"[:：]\s*(-?\d+(?:\.\d+)?)"))
 _DATA = Path(__file__).parent / "data"
 
 
@@ -168,5 +184,67 @@ def fetch_hint(question: str, steps: list[Step],
     return None
 
 
-__all__ = ["DATE", "EVENT", "FETCH_EVENT", "date_hint", "fetch_hint", "fetchers", "today_from",
-           "unfetched", "with_today"]
+def _figure(result: str, field: str) -> str | None:
+    """The figure of a tool result that `field` names. Example: _figure("厦门: 23.5°C (feels
+    like 25.0°C), humidity 74%, …", "humidity") -> "74"; field "" -> "23.5" (the first)"""
+    for key, pattern in _FIELDS:
+        if key in field.lower() and (m := re.search(pattern, result)):
+            return m.group(1)
+    return None
+
+
+def with_figures(expression: str, steps: list[Step]) -> str | None:
+    """`expression` with each tool call inside it replaced by the figure its result gave, or
+    None when one of them has no result yet (or there is none).
+
+    Example: with_figures("get_closing_price('Kweichow Moutai') / get_closing_price('Tsingtao
+             Brewery')", steps with both prices) -> "1488.21 / 67.92"
+    """
+    subs = claims.subjects(RunResult("", None, "final", steps=list(steps)))
+    known = claims.names(subs)
+    pieces, last, found = [], 0, 0
+    for m in _INSIDE.finditer(expression):
+        named = [n for _, _, n in claims.mentions(m.group(3), known) if n in subs]
+        figure = _figure(subs[named[0]].texts[0], m.group(4) or m.group(5) or "") if named else None
+        if figure is None:
+            return None
+        pieces += [expression[last:m.start()], figure]
+        last, found = m.end(), found + 1
+    return "".join([*pieces, expression[last:]]) if found else None
+
+
+def inside_hint(steps: list[Step]) -> tuple[str, str] | None:
+    """(feedback, "calculator") when the last step's calculator call failed for calling a tool
+    inside its expression and every such call now has a result; None otherwise, and after the
+    run's first inside hint.
+
+    Example: calculator("get_closing_price('Kweichow Moutai') / get_closing_price('Tsingtao
+             Brewery')") refused, both prices fetched -> ('… calculator({"expression":
+             "1488.21 / 67.92"}). Make that call now.', "calculator")
+    """
+    if not steps or any(e.startswith(INSIDE_EVENT) for s in steps for e in s.events):
+        return None
+    for c in steps[-1].tool_calls:
+        expr = c.arguments.get("expression") if isinstance(c.arguments, dict) else c.arguments
+        if c.name != "calculator" or not c.error or not isinstance(expr, str):
+            continue
+        if (fixed := with_figures(expr, steps)) is not None:
+            call = f"calculator({json.dumps({'expression': fixed}, ensure_ascii=False)})"
+            return render_template("inside_hint", call=call), "calculator"
+    return None
+
+
+__all__ = [
+    "DATE",
+    "EVENT",
+    "FETCH_EVENT",
+    "INSIDE_EVENT",
+    "date_hint",
+    "fetch_hint",
+    "fetchers",
+    "inside_hint",
+    "today_from",
+    "unfetched",
+    "with_figures",
+    "with_today",
+]

@@ -33,7 +33,7 @@ from reactlab.config import CLASSROOM
 from reactlab.connection import connect
 from reactlab.guards import Guards, budget_event, correction_text, count_parse_errors
 from reactlab.hints import EVENT as HINT_EVENT
-from reactlab.hints import FETCH_EVENT, date_hint, fetch_hint
+from reactlab.hints import FETCH_EVENT, INSIDE_EVENT, date_hint, fetch_hint, inside_hint
 from reactlab.http import ProviderError
 from reactlab.prompts import render_template
 from reactlab.report import format_step
@@ -229,6 +229,10 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
         # get_today has answered what a failed date call lacked: name the call, require it
         step.feedback, step.require_call = hint
         step.events.append(f"{HINT_EVENT}: {hint[1]} with today's date required")
+    elif guards.fetch_hints and (hint := inside_hint([*earlier, step])):
+        # a calculator called a tool inside its expression, and those results are in now
+        step.feedback, step.require_call = hint
+        step.events.append(f"{INSIDE_EVENT}: calculator with the results' figures required")
     elif guards.fetch_hints and (hint := fetch_hint(question, [*earlier, step],
                                                     registry.names())):
         # a call failed or was held back while a name the question asks about has no result

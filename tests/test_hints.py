@@ -4,6 +4,8 @@ The scripted runs are the benchmark's real native failures (t16, t24 of the 72 t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fakes import Reply, ScriptedConn, tool_call
 from hypothesis import given, settings
@@ -204,3 +206,70 @@ def test_fetch_hint_never_names_a_name_twice(words):
         seen.append(hint[2])
         steps[-1].events.append(f"fetch hint: {hint[1]} for {hint[2]}")
     assert set(seen) <= {"深圳", "杭州", "北京", "贵州茅台"}
+
+
+# --- the inside hint: the calculator's expression with the figures of the tools it called ----
+
+MOUTAI = ToolCallRecord("get_closing_price", {"name": "Kweichow Moutai"},
+                        "贵州茅台 (600519.SH) closing price: 1488.21 CNY [example figure]")
+TSINGTAO = ToolCallRecord("get_closing_price", {"name": "Tsingtao Brewery"},
+                          "青岛啤酒 (600600.SH) closing price: 67.92 CNY [example figure]")
+XIAMEN = ToolCallRecord("get_weather", {"location": "厦门"},
+                        "厦门: 23.5°C (feels like 25.0°C), humidity 74%, wind 东南风 3.2 m/s (3级), "
+                        "precipitation 0.0 mm, pressure 1008 hPa [snapshot]")
+RATIO = "get_closing_price('Kweichow Moutai') / get_closing_price('Tsingtao Brewery')"
+
+
+def test_with_figures_puts_each_result_where_its_call_was():
+    from reactlab.hints import with_figures
+    both = [Step(1, "action", tool_calls=[MOUTAI]), Step(2, "action", tool_calls=[TSINGTAO])]
+    assert with_figures(RATIO, both) == "1488.21 / 67.92"
+    xm = [Step(1, "action", tool_calls=[XIAMEN])]
+    assert with_figures("(get_weather('Xiamen')['humidity'] + get_weather(\"厦门\").temperature) / 2",
+                        xm) == "(74 + 23.5) / 2"
+    assert with_figures("get_weather('长沙')['humidity']", xm) is None  # no result for 长沙 yet
+    assert with_figures("74 - 69", xm) is None  # nothing to put in
+
+
+def test_native_t45_gets_the_ratio_with_figures_once_both_prices_are_in():
+    """The real ReAct run of t45 wrote the same expression with two tool calls inside three
+    times, fetching the prices in between, until the step budget ran out."""
+    from reactlab.hints import inside_hint
+    refused = ToolCallRecord("calculator", {"expression": RATIO}, "Error: calculator got …",
+                             error=True)
+    first = Step(1, "action", tool_calls=[refused])
+    assert inside_hint([first]) is None  # no price fetched yet (the fetch hint's turn)
+    steps = [first, Step(2, "action", tool_calls=[MOUTAI]), Step(3, "action", tool_calls=[TSINGTAO]),
+             Step(4, "action", tool_calls=[refused])]
+    feedback, tool = inside_hint(steps)
+    assert tool == "calculator" and feedback == (
+        "A tool cannot run inside the calculator, but the results it needs are in. The same "
+        'expression with their figures in place: calculator({"expression": "1488.21 / 67.92"}). '
+        "Make that call now.")
+    steps[-1].events.append("inside hint: calculator with the results' figures required")
+    assert inside_hint([*steps, Step(5, "action", tool_calls=[refused])]) is None  # once per run
+
+
+def test_the_inside_hint_reaches_the_model_with_the_calculator_required():
+    calc = json.dumps({"expression": RATIO})
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "get_closing_price", '{"name": "Kweichow Moutai"}'),
+                     tool_call("c2", "get_closing_price", '{"name": "Tsingtao Brewery"}')]),
+        Reply(None, [tool_call("c3", "calculator", calc)]),
+        Reply(None, [tool_call("c4", "calculator", '{"expression": "1488.21 / 67.92"}')]),
+        "贵州茅台的收盘价是青岛啤酒的21.9倍。")
+    r = run_function_calling("What is the ratio of Kweichow Moutai's closing price to "
+                             "Tsingtao Brewery's?", conn=conn, tools=default_registry())
+    assert r.steps[1].events[-1] == "inside hint: calculator with the results' figures required"
+    assert conn.requests[2]["tool_choice"] == {"type": "function",
+                                               "function": {"name": "calculator"}}
+    assert r.steps[2].tool_calls[0].observation.startswith("21.91")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("get_weather('厦门')[humidity].+-*/ 0123\"长沙")),
+               max_size=80))
+def test_with_figures_never_raises_and_leaves_no_tool_call_behind(expression):
+    from reactlab.hints import _INSIDE, with_figures
+    fixed = with_figures(expression, [Step(1, "action", tool_calls=[XIAMEN])])
+    assert fixed is None or not _INSIDE.search(fixed)
