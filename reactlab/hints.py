@@ -10,6 +10,11 @@ after `get_today` has answered it still does not put that date into the call: it
 a call is pending, the step's feedback names that call with today's date in it
 (`prompts/date_hint.txt`), and the next request requires that tool. Once per run.
 
+Before `get_today` has answered, the same failure gets the today hint: a date call that
+failed or was held back is followed by "call get_today first", with get_today required (the
+1.5B otherwise narrates "I'll use days_between" and retries the same two dates). Once per run;
+the date hint then puts the answer into the call.
+
 The fetch hint is for questions about several cities or stocks: the model writes the
 calculator first with figures it imagined (`calculator("(32 + 29 + 26 + 22) / 4")`), or merges
 the cities into one argument, or gives up after one timeout; the call is held back or fails,
@@ -51,6 +56,7 @@ from reactlab.runlog import RunResult, Step
 
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 EVENT = "date hint"  # the step event that marks a run's one hint
+TODAY_EVENT = "today hint"  # the step event of the run's one today hint
 FETCH_EVENT = "fetch hint"  # the step event of a fetch hint: "fetch hint: get_weather for 深圳"
 INSIDE_EVENT = "inside hint"  # the step event of the run's one inside hint
 # a tool called inside an expression: get_weather('厦门')['temperature'], get_weather("x").humidity
@@ -127,6 +133,25 @@ def date_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
                 continue
             call = f"{c.name}({json.dumps(fixed, ensure_ascii=False)})"
             return render_template("date_hint", today=today, call=call), c.name
+    return None
+
+
+def today_hint(steps: list[Step], tools: list[str] | tuple[str, ...]) -> tuple[str, str] | None:
+    """(feedback, "get_today") when the last step's call with date arguments failed or was
+    held back and get_today has not answered yet; None otherwise, and after the run's first.
+
+    Example: days_between("2026-12-25", "2026-12-25") failed, no get_today yet ->
+             ("… call get_today now …", "get_today")
+    """
+    if (not steps or "get_today" not in tools or today_from(steps) is not None
+            or any(e.startswith(TODAY_EVENT) for s in steps for e in s.events)):
+        return None
+    for c in steps[-1].tool_calls:
+        dated = isinstance(c.arguments, dict) and any(
+            isinstance(v, str) and (DATE.fullmatch(v.strip()) or "date" in str(k).lower())
+            for k, v in c.arguments.items())
+        if c.error and c.name != "get_today" and dated:
+            return render_template("today_hint", tool=c.name), "get_today"
     return None
 
 

@@ -33,7 +33,15 @@ from reactlab.config import CLASSROOM
 from reactlab.connection import connect
 from reactlab.guards import Guards, budget_event, correction_text, count_parse_errors
 from reactlab.hints import EVENT as HINT_EVENT
-from reactlab.hints import FETCH_EVENT, INSIDE_EVENT, date_hint, fetch_hint, inside_hint
+from reactlab.hints import (
+    FETCH_EVENT,
+    INSIDE_EVENT,
+    TODAY_EVENT,
+    date_hint,
+    fetch_hint,
+    inside_hint,
+    today_hint,
+)
 from reactlab.http import ProviderError
 from reactlab.prompts import render_template
 from reactlab.report import format_step
@@ -229,6 +237,10 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
         # get_today has answered what a failed date call lacked: name the call, require it
         step.feedback, step.require_call = hint
         step.events.append(f"{HINT_EVENT}: {hint[1]} with today's date required")
+    elif guards.date_hints and (hint := today_hint([*earlier, step], registry.names())):
+        # the same, before get_today has answered: ask for today's date first
+        step.feedback, step.require_call = hint
+        step.events.append(f"{TODAY_EVENT}: get_today required")
     elif guards.fetch_hints and (hint := inside_hint([*earlier, step])):
         # a calculator called a tool inside its expression, and those results are in now
         step.feedback, step.require_call = hint

@@ -273,3 +273,44 @@ def test_with_figures_never_raises_and_leaves_no_tool_call_behind(expression):
     from reactlab.hints import _INSIDE, with_figures
     fixed = with_figures(expression, [Step(1, "action", tool_calls=[XIAMEN])])
     assert fixed is None or not _INSIDE.search(fixed)
+
+
+# --- the today hint: a date call failed before get_today answered ---------------------------
+
+def test_a_failed_date_call_before_get_today_asks_for_get_today_once():
+    from reactlab.hints import today_hint
+    tools = default_registry().names()
+    first = Step(1, "action", tool_calls=[SAME])
+    assert today_hint([first], tools) == (
+        "days_between needs today's date, and only get_today gives it: call get_today now, then "
+        "call days_between again with that date.", "get_today")
+    assert today_hint([first], ["days_between"]) is None  # no get_today among the tools
+    assert today_hint([Step(1, "action", tool_calls=[TODAY]), first], tools) is None  # answered
+    first.events.append("today hint: get_today required")
+    assert today_hint([first, Step(2, "action", tool_calls=[SAME])], tools) is None  # once
+    weather = ToolCallRecord("get_weather", {"location": "x"}, "Error: …", error=True)
+    assert today_hint([Step(1, "action", tool_calls=[weather])], tools) is None  # no date in it
+
+
+def test_native_t52_is_asked_for_get_today_then_gets_the_date_hint():
+    """The real native run of t52 passed 2026-12-25 twice, narrated days_between twice and
+    answered "0 days"; now get_today is required, then the call with today's date."""
+    twice = '{"date1": "2026-12-25", "date2": "2026-12-25"}'
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "days_between", twice)]),
+        Reply(None, [tool_call("c2", "get_today", "{}")]),
+        Reply(None, [tool_call("c3", "days_between", '{"date1": "2026-03-01", "date2": "2026-12-25"}')]),
+        "还有299天。")
+    r = run_function_calling("How many days are left from today until 2026-12-25?", conn=conn,
+                             tools=default_registry())
+    assert r.steps[0].events[-1] == "today hint: get_today required"
+    assert conn.requests[1]["tool_choice"] == {"type": "function", "function": {"name": "get_today"}}
+    assert r.steps[1].events[-1] == "date hint: days_between with today's date required"
+    assert r.answer == "还有299天。"
+
+
+def test_a_calculator_with_a_dash_sum_is_not_a_date_call():
+    from reactlab.hints import today_hint
+    held = ToolCallRecord("calculator", {"expression": "5 * (2027-2026-11-30)"}, "Not run: …",
+                          error=True)
+    assert today_hint([Step(1, "action", tool_calls=[held])], default_registry().names()) is None
