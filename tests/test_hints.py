@@ -282,8 +282,8 @@ def test_a_failed_date_call_before_get_today_asks_for_get_today_once():
     tools = default_registry().names()
     first = Step(1, "action", tool_calls=[SAME])
     assert today_hint([first], tools) == (
-        "days_between needs today's date, and only get_today gives it: call get_today now, then "
-        "call days_between again with that date.", "get_today")
+        ("days_between needs today's date, and only get_today gives it: call get_today now, "
+         "then call days_between again with that date."), "get_today")
     assert today_hint([first], ["days_between"]) is None  # no get_today among the tools
     assert today_hint([Step(1, "action", tool_calls=[TODAY]), first], tools) is None  # answered
     first.events.append("today hint: get_today required")
