@@ -477,14 +477,19 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | fact | a backwards comparison, or one name given another's figures | the checked fact, then a new answer |
 #
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
-# says what is wrong. Two more guards work on calls, not answers (`reactlab.hints`): once
-# `get_today` has answered, a date call that failed for want of today's date is named again
-# with that date in it, and the next request requires that tool (the date hint); and when a
-# call failed or was held back while a city or stock the question asks about has no tool
-# result yet, that name is named with the tool that fetches it, and the next request requires
-# that tool (the fetch hint, once per name: a calculator fed four temperatures it imagined
-# gets "Call get_weather for 深圳 now"). Three wrong answers the series has met, and what the
-# model would read instead of each (no model involved here):
+# says what is wrong. *Hints* work on calls, not answers (`reactlab.hints`). Each follows a
+# call that failed or was held back, names the call to make, and the next request requires
+# that tool:
+#
+# | hint | after | the model reads |
+# |---|---|---|
+# | today | a date call, before `get_today` has answered | call get_today first |
+# | date | the same, once `get_today` has answered | the call with today's date in it |
+# | fetch | any call, while a city or stock the question asks about has no result | "Call get_weather for 深圳 now" (once per name) |
+# | inside | a calculator that called a tool inside its expression, once those tools answered | the expression with their figures in place |
+#
+# Three wrong answers the series has met, and what the model would read instead of each (no
+# model involved here):
 
 # %% [markdown] lang="zh-CN"
 # ## 6. 把评分器当护栏
@@ -498,7 +503,16 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | difference（不是差） | 把平均数或总和说成了差（相差、高多少） | 说明计算器算的是什么，然后必须调用工具：算差 |
 # | fact（核对事实） | 比较方向反了，或者把一个名字的数字安到了另一个名字上 | 给出核对过的事实，再重新作答 |
 #
-# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。还有两个护栏针对的是调用而不是答案（`reactlab.hints`）：`get_today` 回答之后，如果之前有一次日期调用因为缺今天的日期而失败，就把填上这个日期的调用再点名一次，并要求下一次请求调用这个工具（日期提示）；如果一次调用失败或被扣下，而问题问到的某个城市或股票还没有任何工具结果，就点出这个名字和能查到它的工具，并要求下一次请求调用这个工具（取数提示，每个名字最多一次：一个拿着四个凭空想象的气温去调用计算器的回复，会读到“Call get_weather for 深圳 now”）。下面是本系列遇到过的三个错误答案，以及模型会读到的替代内容（这里不调用模型）：
+# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或被扣下的调用之后，点出该做的调用，并要求下一次请求调用那个工具：
+#
+# | 提示 | 出现在 | 模型读到的 |
+# |---|---|---|
+# | today（今天） | 一次日期调用之后，`get_today` 还没回答 | 先调用 get_today |
+# | date（日期） | 同上，`get_today` 已经回答 | 填上今天日期的那次调用 |
+# | fetch（取数） | 任何调用之后，问题问到的某个城市或股票还没有结果 | “Call get_weather for 深圳 now”（每个名字最多一次） |
+# | inside（代入） | 计算器表达式里调用了工具，而那些工具已经回答 | 把它们的数字代进去的同一个表达式 |
+#
+# 下面是本系列遇到过的三个错误答案，以及模型会读到的替代内容（这里不调用模型）：
 
 # %%
 from reactlab.correction import correction
