@@ -15,6 +15,10 @@ connection wrapper adds it to the requests, see `ConstrainedConnection`):
   `{"action": <a tool name or "Final Answer">, "action_input": <that tool's arguments, or the
   answer text>}`; `parse_react` reads that blob like any other. The Thought is lost: JSON
   schema cannot allow free text before the blob.
+- native, "cd-choice" (`--configs "native|guards-levers|cd-choice|1.5b"`): every request with
+  `tool_choice="auto"` also carries `"reactlab_choice": true`, reactlab's server option that
+  constrains the reply to an answer object or calls valid for their tool's schema (a list:
+  the model decides how many). Nothing is forced: a task that needs no tool can answer.
 - ReAct, Action/Action Input style: not applicable. The format is not JSON and the server
   offers only JSON-schema constraints (no GBNF grammar), so these configurations are not run.
 
@@ -59,15 +63,18 @@ class Config:
     constrained: bool = False
     model: str = "1.5b"  # "1.5b" | "0.5b" | "provider"
     prompt: str = "base"  # "base" (the agents' defaults) | "worked" (PROMPT_LEVERS)
+    choice: bool = False  # native: the server's answer-or-calls constraint under "auto"
 
     @property
     def id(self) -> str:
-        base = f"{self.protocol}|guards-{self.guards}|cd-{'on' if self.constrained else 'off'}|{self.model}"
+        cd = "choice" if self.choice else "on" if self.constrained else "off"
+        base = f"{self.protocol}|guards-{self.guards}|cd-{cd}|{self.model}"
         return base if self.prompt == "base" else f"{base}|prompt-{self.prompt}"
 
     @property
     def applicable(self) -> bool:
-        return not (self.constrained and self.protocol == "react-action_input")
+        return not ((self.constrained and self.protocol == "react-action_input")
+                    or (self.choice and self.protocol != "native"))
 
     @classmethod
     def parse(cls, text: str) -> Config:
@@ -77,7 +84,10 @@ class Config:
             prompt = rest.pop().removeprefix("prompt-") if rest else "base"
             if rest or prompt not in PROMPT_LEVERS:
                 raise ValueError(text)
-            return cls(protocol, guards.removeprefix("guards-"), cd == "cd-on", model, prompt)
+            if cd not in ("cd-on", "cd-off", "cd-choice"):
+                raise ValueError(text)
+            return cls(protocol, guards.removeprefix("guards-"), cd == "cd-on", model, prompt,
+                       choice=cd == "cd-choice")
         except ValueError:
             raise SystemExit(f"Cannot read the configuration {text!r}: write it like "
                              f"'native|guards-on|cd-off|1.5b' (see --list).") from None
@@ -143,8 +153,8 @@ class ConstrainedConnection:
     Looks like a Connection to the agents (`.model`, `.client.chat.completions.create`).
     """
 
-    def __init__(self, conn: Any, protocol: str, registry: Any):
-        self._conn, self._protocol = conn, protocol
+    def __init__(self, conn: Any, protocol: str, registry: Any, choice: bool = False):
+        self._conn, self._protocol, self._choice = conn, protocol, choice
         self.model, self.provider = conn.model, getattr(conn, "provider", "")
         self._schema = react_step_schema(registry) if protocol == "react-json" else None
         self.client = self  # .client.chat.completions.create -> self.create
@@ -152,7 +162,10 @@ class ConstrainedConnection:
         self.completions = self
 
     def create(self, **kw: Any) -> Any:
-        if self._protocol == "react-json":
+        if self._choice:  # the server option, on every request that lets the model choose
+            if kw.get("tools") and kw.get("tool_choice", "auto") == "auto":
+                kw["extra_body"] = {**(kw.get("extra_body") or {}), "reactlab_choice": True}
+        elif self._protocol == "react-json":
             kw["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "react_step", "schema": self._schema}}
         elif self._protocol == "native" and kw.get("tools"):
@@ -176,7 +189,8 @@ def run_one(config: Config, task, conn: Any) -> dict:
     # "on" is the defaults as they were before the levers ("basic"); "levers" is Guards.on() now
     guards = {"on": Guards.basic, "off": Guards.off, "levers": Guards.levers,
               "grounding": lambda n: replace(Guards.on(n), grounding=True)}[config.guards](MAX_STEPS)
-    use = ConstrainedConnection(conn, config.protocol, registry) if config.constrained else conn
+    use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
+           if config.constrained or config.choice else conn)
     react_name, native_name = PROMPT_LEVERS[config.prompt]
     t0 = time.perf_counter()
     if config.protocol == "native":

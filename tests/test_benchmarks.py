@@ -743,6 +743,26 @@ def test_native_constraint_forces_only_the_first_call():
     assert "tool_choice" not in final  # the closing request without tools stays untouched
 
 
+def test_native_choice_asks_the_server_for_the_choice_whenever_the_model_may_choose():
+    conn = FakeConn()
+    wrapped = run_agents.ConstrainedConnection(conn, "native", _reg(), choice=True)
+    tools = _reg().openai_tools()
+    ask = [{"role": "user", "content": "q"}]
+    wrapped.client.chat.completions.create(model="fake", tools=tools, tool_choice="auto",
+                                           messages=ask, extra_body={"reactlab_help": False})
+    wrapped.client.chat.completions.create(model="fake", tools=tools, messages=ask,
+                                           tool_choice={"type": "function",
+                                                        "function": {"name": "get_weather"}})
+    wrapped.client.chat.completions.create(model="fake", messages=ask)
+    auto, named, final = conn.completions.calls
+    assert auto["tool_choice"] == "auto"  # nothing forced: the model may still answer
+    assert auto["extra_body"] == {"reactlab_help": False, "reactlab_choice": True}
+    assert "extra_body" not in named and "extra_body" not in final
+    choice = run_agents.Config.parse("native|guards-levers|cd-choice|1.5b")
+    assert choice.choice and not choice.constrained and choice.id.endswith("cd-choice|1.5b")
+    assert not run_agents.Config("react-json", "levers", choice=True).applicable
+
+
 def test_react_schema_accepts_what_parse_react_reads():
     from reactlab.parsing import Action, FinalAnswer, parse_react
 
