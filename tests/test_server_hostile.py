@@ -511,3 +511,21 @@ def test_without_a_key_any_local_client_reads_the_last_prompt(conn):
     client.chat.completions.create(model=MODEL, messages=ASK)
     with httpx.Client(timeout=30) as stranger:
         assert "北京" in stranger.get(url + "/debug/last").json()["prompt"]
+
+
+def test_a_client_that_leaves_mid_reply_stops_the_engine_without_a_server_error(served, caplog):
+    """A non-streamed request whose client gives up: the server used to read the state of the
+    task it had just asked to cancel (asyncio's InvalidStateError, logged as a server bug)."""
+    engine, url = served
+    engine.reset([" ".join(["词"] * 400), "ok"], delay=0.01)  # about 4 s of reply
+    caplog.set_level("ERROR", logger="reactlab.server")
+    with httpx.Client(timeout=0.5) as impatient, pytest.raises(httpx.ReadTimeout):
+        send(impatient, url, {})
+    with httpx.Client(timeout=30) as http:
+        for _ in range(100):  # the cancellation lands within a piece or two
+            if http.get(url.removesuffix("/v1") + "/health").json().get("running", 0) == 0:
+                break
+            threading.Event().wait(0.05)
+        engine.reset(["ok"])
+        assert send(http, url, {}).json()["choices"][0]["message"]["content"] == "ok"
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text

@@ -258,6 +258,8 @@ def create_app(pool: ModelPool, api_key: str | None = None, limits: Limits | Non
             gone.cancel()
             if not consume.done():
                 consume.cancel()  # the client left: stop generating, free the engine
+                # cancel() only asks: wait until the task has stopped before reading its state
+                await asyncio.wait({consume})
         if consume.cancelled():
             return Response(status_code=499)  # nobody is listening any more
         if consume.exception():
