@@ -200,9 +200,11 @@ def test_the_choice_option_constrains_auto_to_an_answer_or_valid_calls(serve, st
     names = [(c["function"] if isinstance(c, dict) else c.function) for c in calls]
     args = [json.loads(f["arguments"] if isinstance(f, dict) else f.arguments) for f in names]
     assert args == [{"location": "北京"}, {"location": "广州"}]
-    schema = engine.calls[0]["json_schema"]
-    assert schema["anyOf"][0]["required"] == ["answer"]
-    assert schema["anyOf"][1]["type"] == "array" and schema["anyOf"][1]["minItems"] == 1
+    answer, one, many = engine.calls[0]["json_schema"]["anyOf"]
+    assert answer["required"] == ["answer"]
+    # one call (to either tool) starts with "{" too, like the answer
+    assert [c["properties"]["name"]["const"] for c in one["anyOf"]] == ["get_weather", "get_today"]
+    assert many["type"] == "array" and many["minItems"] == 1 and many["items"] == one
     answer = ask([{"role": "user", "content": "你好"}])
     content = answer.content
     assert content == "我只能查天气。" and not answer.tool_calls  # the answer, not its JSON
@@ -214,8 +216,9 @@ def test_the_choice_option_is_one_call_without_parallel_calls_and_off_by_default
     r = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS,
                                        parallel_tool_calls=False,
                                        extra_body={"reactlab_choice": True})
-    second = engine.calls[0]["json_schema"]["anyOf"][1]
-    assert second.get("type") != "array" and len(r.choices[0].message.tool_calls) == 1
+    shapes = engine.calls[0]["json_schema"]["anyOf"]
+    assert len(shapes) == 2 and "anyOf" in shapes[1]  # one call to either tool, no list
+    assert len(r.choices[0].message.tool_calls) == 1
     client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS)
     assert engine.calls[1]["json_schema"] is None  # off unless asked for
 

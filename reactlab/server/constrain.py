@@ -14,11 +14,13 @@ Shapes (the text the model is forced to write; `toolcalls` parses both):
   objects, `[{"name": …, "arguments": …}, …]`. A simplification: the template teaches
   `<tool_call>` tags, but a JSON list keeps this a plain `json_schema`, easy to print;
 - a *choice* under `tool_choice="auto"`, when the request asks for it (`"reactlab_choice":
-  true`): an answer `{"answer": "…"}`, or the calls above (a list when parallel calls are
-  allowed). The model still decides whether to call and how many calls to make: the list
-  leaves it free to close after one call or to go on, and each call's arguments must fit that
-  tool's schema (types, enums, required keys), so a schema word ("type": "string") cannot
-  stand in for a value. Simplification: no room for a thought before the choice.
+  true`): an answer `{"answer": "…"}`, one call object, or (when parallel calls are allowed)
+  a list of calls. The model still decides whether to call and how many calls to make, and
+  each call's arguments must fit that tool's schema (types, enums, required keys), so a
+  schema word ("type": "string") cannot stand in for a value. The single call object is there
+  because the 1.5B opens every call with `{`: offered only `{"answer"…}` or `[…]`, it took
+  `{` and was walked into an answer (BFCL simple 0/5, against 5/5 with the call object;
+  benchmarks/results/bfcl_notes.md). Simplification: no room for a thought before the choice.
 
 Argument objects get `additionalProperties: false` when the tool's schema does not say,
 so the model cannot invent keys. This module does not validate tool schemas (`validate`
@@ -58,14 +60,13 @@ ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string", "
 def choice_schema(tools: list[dict], parallel: bool = True, max_calls: int = 8) -> dict:
     """The schema of a free choice: an answer, or calls (at most `max_calls`) to `tools`.
 
-    Example: choice_schema([get_weather])["anyOf"] -> [ANSWER_SCHEMA, {"type": "array",
-             "items": <get_weather's call schema>, "minItems": 1, "maxItems": 8}]
+    Example: choice_schema([get_weather])["anyOf"] -> [ANSWER_SCHEMA, <get_weather's call
+             schema>, {"type": "array", "items": <the same>, "minItems": 1, "maxItems": 8}]
     """
     one = [call_schema(t) for t in tools]
     call = one[0] if len(one) == 1 else {"anyOf": one}
-    calls = ({"type": "array", "items": call, "minItems": 1, "maxItems": max_calls}
-             if parallel else call)
-    return {"anyOf": [ANSWER_SCHEMA, calls]}
+    calls = [{"type": "array", "items": call, "minItems": 1, "maxItems": max_calls}] if parallel else []
+    return {"anyOf": [ANSWER_SCHEMA, call, *calls]}
 
 
 def tool_call_schema(tools: list[dict], name: str | None = None, parallel: bool = True) -> dict:
