@@ -32,7 +32,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from reactlab import claims
 from reactlab.compaction import compact_observation, compaction_event
 from reactlab.correction import Correction, correction
 from reactlab.figures import known_inputs, made_up
@@ -127,10 +126,9 @@ class Guards:
         """The correction for this draft answer (`reactlab.correction`), or None to accept it.
 
         At most `max_corrections` per run, and only once the run has tried a call. Before any
-        tool has answered (every call failed or was held back), only a `missing` fix is made,
-        for a city or stock the question asks about that no call has tried yet: there is
-        nothing to check figures against (common knowledge, "7 days", stands), and a name whose
-        call failed is the tool's fault (an honest "could not fetch" stands).
+        tool has answered (every call failed or was held back), only a `missing` fix is made (a
+        city or stock the question asks about, answered with no tool result for it): there is
+        nothing yet to check figures against, and common knowledge ("7 days") stands.
         Example: after get_closing_price gave 67.92 and 1488.21, the draft "青岛啤酒更高" ->
                  Correction("fact", …, fact='贵州茅台 1488.21 and 青岛啤酒 67.92 (closing price), …')
         """
@@ -140,13 +138,9 @@ class Guards:
         if not calls:
             return None  # no call tried: a question answered from what the model knows
         fix = correction(RunResult(question, answer, "final", steps=list(steps)))
-        if fix is None or any(c.observation and not c.error for c in calls):
-            return fix
-        # Nothing fetched yet: no figure to check against (common knowledge stands), and a name
-        # whose own call failed is the tool's fault (an honest "could not fetch" stands too)
-        tried = _tried(calls)
-        names = tuple(n for n in fix.names if n not in tried) if fix.kind == "missing" else ()
-        return replace(fix, names=names) if names else None
+        if fix and fix.kind != "missing" and not any(c.observation and not c.error for c in calls):
+            return None  # nothing fetched to check figures against: common knowledge stands
+        return fix
 
     def held_back(self, question: str, steps: list[Step],
                   calls: list[tuple[str, Any]]) -> dict[int, list[str]]:
@@ -231,15 +225,6 @@ class Guards:
     def budget(self, steps: list[Step], total_tokens: int = 0) -> str | None:
         """Which budget has run out after these steps (a RunResult status), or None."""
         return budget_status(self, len(steps), count_parse_errors(steps), total_tokens)
-
-
-def _tried(calls: list) -> set[str]:
-    """The course names some call's arguments named. Example: get_weather({"location":
-    "Shanghai"}) -> {"上海"}"""
-    known = claims.names({})
-    return {n for c in calls for _, _, n in claims.mentions(
-        json.dumps(c.arguments, ensure_ascii=False) if not isinstance(c.arguments, str)
-        else c.arguments, known)}
 
 
 def _call_key(name: str, args: Any) -> str:

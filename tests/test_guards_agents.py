@@ -600,17 +600,3 @@ def test_common_knowledge_before_any_tool_result_still_stands():
     assert Guards.on().ground("How many days are in a week?", "There are 7 days in a week.",
                               []) is None
     assert Guards.on().ground("中国的首都是哪座城市？", "北京。", []) is None
-
-
-def test_an_honest_answer_after_a_tool_that_failed_for_good_stands():
-    """t62/t63 of the fourth round: 上海's weather service down for good; the honest "could not
-    fetch" answer was corrected ('missing') before any tool had answered, and the model then
-    invented "22 degrees". A name whose own call failed is the tool's fault, not the model's."""
-    from reactlab.runlog import Step, ToolCallRecord
-    down = Step(1, "action", tool_calls=[ToolCallRecord(
-        "get_weather", {"location": "Shanghai"}, "Error: get_weather failed: ConnectionError: …",
-        error=True)])
-    assert Guards.on().ground("上海现在的气温是多少度？", "抱歉，现在查不到上海的气温。", [down]) is None
-    # a name no call has tried is still asked for
-    fix = Guards.on().ground("上海和北京现在哪里更热？", "北京更热。", [down])
-    assert fix is not None and fix.kind == "missing" and fix.names == ("北京",)
