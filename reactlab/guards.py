@@ -125,22 +125,21 @@ class Guards:
     def ground(self, question: str, answer: str, steps: list[Step]) -> Correction | None:
         """The correction for this draft answer (`reactlab.correction`), or None to accept it.
 
-        At most `max_corrections` per run, and only once the run has tried a call. Before any
-        tool has answered (every call failed or was held back), only a `missing` fix is made (a
-        city or stock the question asks about, answered with no tool result for it): there is
-        nothing yet to check figures against, and common knowledge ("7 days") stands.
+        At most `max_corrections` per run, and only when a tool answered something: with no
+        tool result there is nothing to check the figures against. A call that failed or was
+        held back gets a hint instead (`reactlab.hints`: the fetch, today or date hint).
         Example: after get_closing_price gave 67.92 and 1488.21, the draft "青岛啤酒更高" ->
                  Correction("fact", …, fact='贵州茅台 1488.21 and 青岛啤酒 67.92 (closing price), …')
         """
         if not self.grounding or sum(s.kind == "ungrounded" for s in steps) >= self.max_corrections:
             return None
-        calls = [c for s in steps for c in s.tool_calls]
-        if not calls:
-            return None  # no call tried: a question answered from what the model knows
-        fix = correction(RunResult(question, answer, "final", steps=list(steps)))
-        if fix and fix.kind != "missing" and not any(c.observation and not c.error for c in calls):
-            return None  # nothing fetched to check figures against: common knowledge stands
-        return fix
+        if not any(c.observation and not c.error for s in steps for c in s.tool_calls):
+            # Nothing fetched to check figures against: common knowledge ("7 days") stands, and
+            # so does an honest "could not fetch" after a tool that failed. Measured: asking
+            # for the missing name here too acted only on a service down for good (t62, t63
+            # of the fourth round), where the model then invented a temperature.
+            return None
+        return correction(RunResult(question, answer, "final", steps=list(steps)))
 
     def held_back(self, question: str, steps: list[Step],
                   calls: list[tuple[str, Any]]) -> dict[int, list[str]]:

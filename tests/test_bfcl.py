@@ -411,3 +411,17 @@ def test_llamacpp_params_fit_the_real_xllamacpp(tmp_path):
     pytest.importorskip("xllamacpp", reason="the local extra is not installed")
     p = llamacpp_server.params(tmp_path / "m.gguf", 18766, "qwen2.5-coder-1.5b-instruct")
     assert p.use_jinja and p.hostnames == ["127.0.0.1"] and p.n_ctx == 8192
+
+
+def test_bfcl_shapes_offers_the_constraints_it_names_and_reads_answers_as_no_call():
+    from benchmarks import bfcl_shapes
+    tool = {"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
+    got = bfcl_shapes.shapes([tool])
+    assert got["none"] is None and len(got["object_or_array"]["anyOf"]) == 3
+    assert got["array"]["anyOf"][1]["type"] == "array"
+    assert bfcl_shapes.calls_in('{"answer": "no tool fits"}', ["f"], True) == []
+    assert bfcl_shapes.calls_in('{"name": "f", "arguments": {"x": 1}}', ["f"], True) == [
+        {"name": "f", "arguments": '{"x": 1}'}]
+    assert bfcl_shapes.tags([{"name": "f", "arguments": '{"x": 1}'}]) == (
+        '<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>\n')

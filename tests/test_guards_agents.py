@@ -584,19 +584,18 @@ def test_after_two_empty_replies_one_request_goes_without_tools():
     assert "tools" in plain.requests[3]  # Guards.basic(): the lever is off
 
 
-def test_an_answer_about_unfetched_cities_is_corrected_even_before_any_tool_answered():
-    """The real t47/t49/t50 runs: every call held back, then an average from nowhere
-    ("四地现在的平均气温是25.5℃") was accepted, since no tool had answered yet."""
-    from reactlab.runlog import Step, ToolCallRecord
-    q = "深圳、杭州、成都、南京四地现在的平均气温是多少？"
-    held = Step(1, "action", tool_calls=[ToolCallRecord(
-        "calculator", {"expression": "(32 + 29 + 26 + 22) / 4"}, "Not run: …", error=True)])
-    fix = Guards.on().ground(q, "深圳、杭州、成都、南京四地现在的平均气温是25.5℃。", [held])
-    assert fix is not None and fix.kind == "missing" and fix.names[0] == "深圳"
-    assert fix.needs_call
-
-
 def test_common_knowledge_before_any_tool_result_still_stands():
     assert Guards.on().ground("How many days are in a week?", "There are 7 days in a week.",
                               []) is None
     assert Guards.on().ground("中国的首都是哪座城市？", "北京。", []) is None
+
+
+def test_an_honest_answer_after_a_tool_that_failed_for_good_stands():
+    """t62/t63 of the fourth round: 上海's weather service down for good. A 'missing' correction
+    before any tool had answered (tried and measured, not kept) asked for 上海 again, and the
+    model then invented "22 degrees". With nothing fetched, no correction is made."""
+    from reactlab.runlog import Step, ToolCallRecord
+    down = Step(1, "action", tool_calls=[ToolCallRecord(
+        "get_weather", {"location": "Shanghai"}, "Error: get_weather failed: ConnectionError: …",
+        error=True)])
+    assert Guards.on().ground("上海现在的气温是多少度？", "抱歉，现在查不到上海的气温。", [down]) is None
