@@ -11,6 +11,9 @@ Endpoints:
   `tools`, `tool_choice`, `parallel_tool_calls`, `stop`, `max_tokens`, `temperature`, `top_p`,
   `seed`, `stream_options.include_usage`, `response_format` and `cache_prompt` (llama.cpp's
   name; false makes the engine re-read the whole prompt, for measuring the prefix cache).
+  reactlab's own fields: `reactlab_debug` (below), `reactlab_help` (`assist`) and
+  `reactlab_choice` (true: under `tool_choice="auto"`, decode under a schema that allows an
+  answer or calls valid for their tool's schema, `constrain.choice_schema`; off by default).
 - `GET /v1/debug/last` -> the teaching view of the latest completion (below).
 
 Seeing what the model really saw and said: add `"reactlab_debug": true` to the request body
