@@ -239,9 +239,9 @@ def with_figures(expression: str, steps: list[Step]) -> str | None:
 
 
 def inside_hint(steps: list[Step]) -> tuple[str, str] | None:
-    """(feedback, "calculator") when the last step's calculator call failed for calling a tool
-    inside its expression and every such call now has a result; None otherwise, and after the
-    run's first inside hint.
+    """(feedback, "calculator") when the last step's calculator call was refused for calling a
+    tool inside its expression and every such call now has a result; None otherwise, for a
+    calculator call held back (not run), and after the run's first inside hint.
 
     Example: calculator("get_closing_price('Kweichow Moutai') / get_closing_price('Tsingtao
              Brewery')") refused, both prices fetched -> ('… calculator({"expression":
@@ -252,6 +252,11 @@ def inside_hint(steps: list[Step]) -> tuple[str, str] | None:
     for c in steps[-1].tool_calls:
         expr = c.arguments.get("expression") if isinstance(c.arguments, dict) else c.arguments
         if c.name != "calculator" or not c.error or not isinstance(expr, str):
+            continue
+        if (c.observation or "").startswith("Not run:"):
+            # held back, not refused: written beside the fetches it needs, often before the
+            # model knew which operation the question wants (a mean for "高多少", notebook 06):
+            # the model writes the next calculator call itself, from the results
             continue
         if (fixed := with_figures(expr, steps)) is not None:
             call = f"calculator({json.dumps({'expression': fixed}, ensure_ascii=False)})"

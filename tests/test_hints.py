@@ -314,3 +314,19 @@ def test_a_calculator_with_a_dash_sum_is_not_a_date_call():
     held = ToolCallRecord("calculator", {"expression": "5 * (2027-2026-11-30)"}, "Not run: …",
                           error=True)
     assert today_hint([Step(1, "action", tool_calls=[held])], default_registry().names()) is None
+
+
+def test_a_held_back_calculator_gets_no_inside_hint():
+    """Notebook 06's native stock run: the mean of the two prices, written beside both fetches
+    and held back; the hint put the figures into the mean, and the model answered "the average
+    is 778.065" to "哪个更高？高多少？". A held-back call is left for the model to rewrite."""
+    from reactlab.hints import inside_hint
+    held = ToolCallRecord("calculator", {"expression": "(get_closing_price('青岛啤酒') + "
+                                         "get_closing_price('贵州茅台')) / 2"},
+                          "Not run: calculator was called in the same reply as a call whose "
+                          "result it may need …", error=True)
+    qd = ToolCallRecord("get_closing_price", {"name": "青岛啤酒"},
+                        "青岛啤酒 (600600.SH) closing price: 67.92 CNY [example figure]")
+    mt = ToolCallRecord("get_closing_price", {"name": "贵州茅台"},
+                        "贵州茅台 (600519.SH) closing price: 1488.21 CNY [example figure]")
+    assert inside_hint([Step(1, "action", tool_calls=[qd, mt, held])]) is None
