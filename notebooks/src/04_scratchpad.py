@@ -489,13 +489,15 @@ print(grade(r1, Expected(parts=("北京", "广州"))))
 # given 北京's figures in the answer. `run_react` has the guards of notebook 07: a step of kind
 # `ungrounded` is an answer the grader caught before it was accepted, and on reactlab's own
 # server the reply after it can only be an Action (its events say `constrained to an Action`).
+# A `fetch hint` event follows a call that failed while a city still has no result: the guards
+# name the next call ("Call get_weather for 北京 now") and require that tool.
 # Whatever happened this time, the verdict is the answer key; if it is ✘, its reasons say what
 # went wrong.
 #
 # The stock question, in the stock agent's layout:
 
 # %% [markdown] lang="zh-CN"
-# 要留意的错误（编写这个 notebook 时，这个模型在手写的循环里犯过）：把两个城市塞进一次调用，被工具拒绝，然后只查了北京——答案里却给广州套上了北京的数字。`run_react` 带着第 07 篇的护栏：类型为 `ungrounded` 的步骤，是评分器在接受之前拦下的答案；在 reactlab 自己的服务器上，它之后的那次回复只能是一个 Action（它的事件里写着 `constrained to an Action`）。不管这次发生了什么，判定都是答案；如果它是 ✘，它列出的理由会说明哪里出了错。
+# 要留意的错误（编写这个 notebook 时，这个模型在手写的循环里犯过）：把两个城市塞进一次调用，被工具拒绝，然后只查了北京——答案里却给广州套上了北京的数字。`run_react` 带着第 07 篇的护栏：类型为 `ungrounded` 的步骤，是评分器在接受之前拦下的答案；在 reactlab 自己的服务器上，它之后的那次回复只能是一个 Action（它的事件里写着 `constrained to an Action`）。`fetch hint` 事件跟在一次失败的调用之后、而某个城市还没有结果时：护栏点出下一次该做的调用（“Call get_weather for 北京 now”），并要求调用那个工具。不管这次发生了什么，判定都是答案；如果它是 ✘，它列出的理由会说明哪里出了错。
 #
 # 股票问题，用股票智能体的布局：
 
@@ -510,13 +512,15 @@ print(f"\nstatus={r2.status!r}  answer={r2.answer!r}\nusage={r2.usage}")
 print(grade(r2, Expected(winner="贵州茅台")))
 
 # %% [markdown]
-# Same kind of result as our loops? The package sends the same prompts in the same layouts, so
-# the runs can match step for step — but they need not: as notebook 02 showed, two identical
-# requests at `temperature=0` are not guaranteed to produce identical text. The four runs side
+# Same kind of result as our loops? The package sends the same prompts in the same layouts
+# until one of its guards (notebook 07) adds a line: a `told the model` note or a guard event in
+# the steps above marks where the runs part. Even without one they need not match: as notebook
+# 02 showed, two identical requests at `temperature=0` are not guaranteed to produce identical
+# text. The four runs side
 # by side, each with its verdict:
 
 # %% [markdown] lang="zh-CN"
-# 和我们的循环得到的是同一类结果吗？包发送的是同样布局下的同样提示词，所以这些运行有可能一步一步完全对得上——但不一定：正如第 02 篇所示，在 `temperature=0` 下，两个完全相同的请求也不保证生成完全相同的文本。下面把四次运行并排列出，各自带着判定：
+# 和我们的循环得到的是同一类结果吗？包发送的是同样布局下的同样提示词，直到它的某个护栏（第 07 课）加上一句话为止：上面步骤里的 `told the model` 提示或护栏事件，标出了两边从哪里开始分岔。即使没有护栏插手，它们也不一定对得上：正如第 02 篇所示，在 `temperature=0` 下，两个完全相同的请求也不保证生成完全相同的文本。下面把四次运行并排列出，各自带着判定：
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -295,7 +295,7 @@ print(grade(guarded))
 # a call three times in this run — compare the call counts of the two runs.
 #
 # Then read the verdict. When it fires, the detector bounds the damage: no fourth identical
-# call, fewer tokens, a last request for an answer instead of a silent budget end. It does not
+# call, fewer tokens, and an answer asked for at once instead of after the whole budget. It does not
 # make the answer right. If the verdict says ✘, what the run ended with is not the job's status
 # — the guard made the failure shorter, not correct.
 #
@@ -308,7 +308,7 @@ print(grade(guarded))
 # %% [markdown] lang="zh-CN"
 # 发生了什么，记录里都有：`guard: loop …` 一行标出了检测器触发的位置；如果模型听从了提醒，下一步就会作答；如果它又重复了一次，状态就是 `loop`，最后一步是 `final_request`。如果没有任何事件触发，说明这次运行中模型从没把同一个调用重复过三次——对比一下两次运行的调用次数。
 #
-# 然后读判定。检测器一旦触发，就能把损失控制住：不会有第四次相同的调用，token 更少，最后还会请求一个答案，而不是悄无声息地耗尽预算。但它不能让答案变对。如果判定显示 ✘，说明这次运行最后给出的并不是任务的状态——护栏让失败变短了，而不是变对了。
+# 然后读判定。检测器一旦触发，就能把损失控制住：不会有第四次相同的调用，token 更少，而且立刻要求作答，而不是等整个预算用完。但它不能让答案变对。如果判定显示 ✘，说明这次运行最后给出的并不是任务的状态——护栏让失败变短了，而不是变对了。
 #
 # ## 3. 工具异常变成观察
 #
@@ -359,7 +359,9 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # Read the record above. A `[tool error]` line is the error text the model was shown; the steps
 # after it show whether it corrected itself — one city per call, as the message said — or
 # repeated the mistake, or gave up and answered. (An `empty` step is the model saying nothing
-# after the tool results; the loop nudges it once with a short user message.) Without the error
+# after the tool results; the loop nudges it once with a short user message. A `fetch hint`
+# event under an error means the guards also named the next call, "Call get_weather for 北京
+# now": section 6 shows the hints.) Without the error
 # *as an observation* the only possible outcome would have been a crash. The verdict judges
 # where the run ended, not the recovery: a model can fix its call and still run out of steps,
 # paste the raw observations as its answer, or only promise one ("I will now provide the
@@ -372,7 +374,7 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # Three samples of the same request at each temperature:
 
 # %% [markdown] lang="zh-CN"
-# 读一读上面的记录。`[tool error]` 一行就是模型看到的错误文本；它后面的步骤说明了模型是自我纠正了——照错误信息说的，每次调用只查一个城市——还是重复同样的错误，又或者干脆放弃、直接作答。（`empty` 步骤表示模型拿到工具结果后什么也没说；循环会用一条简短的 user 消息提醒它一次。）如果不把错误*作为观察*返回，唯一可能的结局就是崩溃。判定评判的是运行最终停在哪里，而不是纠错过程：模型可能修正了调用却用完了步数，也可能把原始观察直接粘贴成答案，或者只是许诺要回答（"I will now provide the weather…"）——这时的 ✔ 只说明答案里没有与工具结果相矛盾的内容，它仍然不是答案。
+# 读一读上面的记录。`[tool error]` 一行就是模型看到的错误文本；它后面的步骤说明了模型是自我纠正了——照错误信息说的，每次调用只查一个城市——还是重复同样的错误，又或者干脆放弃、直接作答。（`empty` 步骤表示模型拿到工具结果后什么也没说；循环会用一条简短的 user 消息提醒它一次。错误下面如果有 `fetch hint` 事件，说明护栏还点出了下一次该做的调用，“Call get_weather for 北京 now”：第 6 节会讲这些提示。）如果不把错误*作为观察*返回，唯一可能的结局就是崩溃。判定评判的是运行最终停在哪里，而不是纠错过程：模型可能修正了调用却用完了步数，也可能把原始观察直接粘贴成答案，或者只是许诺要回答（"I will now provide the weather…"）——这时的 ✔ 只说明答案里没有与工具结果相矛盾的内容，它仍然不是答案。
 #
 # ## 4. 温度
 #
@@ -643,15 +645,16 @@ print(json.dumps(acc.message(), ensure_ascii=False, indent=1))
 #
 # ## Recap
 #
-# Each pitfall has a small, mechanical guard. What the guards did in this notebook's runs, and
-# what the grader made of the answers they ended with:
+# Each pitfall has a small, mechanical guard. What the guards did in this notebook's runs (their
+# events; a correction shows as a step of kind `ungrounded`, not as an event), and what the
+# grader made of the answers they ended with:
 
 # %% [markdown] lang="zh-CN"
 # `run_function_calling` 两种都处理：在判断模型是否已经作答之前，先从 content 中剥掉 `<think>` 块，把思考记录为该步骤的 `thought`，并在工具调用的轮次中回传 `reasoning_content`。
 #
 # ## 小结
 #
-# 每个坑都有一个小而机械的护栏。下面是本课各次运行中护栏做了什么，以及评分器如何评判它们最终给出的答案：
+# 每个坑都有一个小而机械的护栏。下面是本课各次运行中护栏做了什么（它们的事件；一次更正表现为类型为 `ungrounded` 的步骤，而不是事件），以及评分器如何评判它们最终给出的答案：
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -8,8 +8,8 @@
 # - keep a multi-turn chat's memory to questions and final answers, and measure what that saves;
 # - debug a run with a tool of your own from its log alone (the capstone).
 #
-# **Where we are:** notebook 07 fenced in the pitfalls with `reactlab.guards`; every guard left an
-# event in the run record. The point of this notebook: once an agent takes several steps, the
+# **Where we are:** notebook 07 fenced in the pitfalls with `reactlab.guards`; every guard left a
+# trace in the run record (an event, or a step of kind `ungrounded` for a correction). The point of this notebook: once an agent takes several steps, the
 # log is the only torch in the dark room. We use `run_function_calling` (05), the record types
 # of `reactlab.runlog` (04), and the grader's verdict (00, 04) under every live run.
 #
@@ -26,7 +26,7 @@
 # - 让多轮对话的记忆只保留问题和最终回答，并测量这样能省下多少；
 # - 只凭日志调试一次用到你自己写的工具的运行（综合练习）。
 #
-# **我们在哪儿：** 第 07 课用 `reactlab.guards` 兜住了各种坑；每个护栏都在运行记录里留下了一个事件。本课的要点是：一旦智能体要走好几步，日志就是黑屋子里唯一的手电筒。我们会用到 `run_function_calling`（第 05 课）、`reactlab.runlog` 的记录类型（第 04 课），并在每次真实运行下面打印评分器的判定（第 00、04 课）。
+# **我们在哪儿：** 第 07 课用 `reactlab.guards` 兜住了各种坑；每个护栏都在运行记录里留下了痕迹（一个事件；更正则是一个类型为 `ungrounded` 的步骤）。本课的要点是：一旦智能体要走好几步，日志就是黑屋子里唯一的手电筒。我们会用到 `run_function_calling`（第 05 课）、`reactlab.runlog` 的记录类型（第 04 课），并在每次真实运行下面打印评分器的判定（第 00、04 课）。
 #
 # > “日志就是唯一的手电筒”：每一步的思考、工具调用、观察结果、耗时和 token 都记录下来。多轮对话的记忆只保留每轮的问题和最终回答，丢掉上一轮的工具调用过程。
 
@@ -224,7 +224,8 @@ plt.show()
 # %% [markdown]
 # The shape to look for: prompts grow a little at every step (the conversation gets longer; a
 # last request sent without tools is shorter, since the tool list is gone),
-# while the freshly read part stays small when the cache works. Latency follows the fresh and
+# while the freshly read part stays small when the cache works (not on that last request: its
+# beginning changed with the tool list, so little of it comes from the cache). Latency follows the fresh and
 # completion tokens far more than the total. Cloud providers report and bill the same way —
 # many charge cached prompt tokens at a discount — so these columns are also your cost sheet.
 #
@@ -235,7 +236,7 @@ plt.show()
 # in. First the facts, straight from the tool, so every answer below can be checked against them:
 
 # %% [markdown] lang="zh-CN"
-# 要留意的形状是：提示词每一步都会长一点（对话越来越长；不带工具发出的最后一次请求会短一些，因为工具列表没了），而只要缓存起作用，重新读取的部分就一直很小。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
+# 要留意的形状是：提示词每一步都会长一点（对话越来越长；不带工具发出的最后一次请求会短一些，因为工具列表没了），而只要缓存起作用，重新读取的部分就一直很小（最后那次请求除外：去掉工具列表后，它的开头变了，所以几乎读不到缓存）。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
 #
 # ## 4. 跨轮次的记忆
 #
