@@ -36,6 +36,27 @@ _SENTENCE = re.compile(r"[。！？!?\n]+|\.(?![\dA-Za-z])\s*")
 _CLAUSE = re.compile(r"[，,；;：:、]")
 
 
+# the bundled teaching data: (file, the key of its names, the tool whose result covers them)
+COURSE_DATA = (("weather_snapshot.json", "cities", "get_weather"),
+               ("closing_prices.json", "stocks", "get_closing_price"))
+
+
+@cache
+def course_entries() -> dict[str, tuple[str, dict]]:
+    """name -> (the tool whose result covers it, its entry) from the bundled teaching data; a
+    file that cannot be read is left out. Example: course_entries()["广州"][0] -> "get_weather"
+    """
+    out: dict[str, tuple[str, dict]] = {}
+    for file, key, tool in COURSE_DATA:
+        try:
+            data = json.loads((_DATA / file).read_text(encoding="utf-8"))[key]
+            out.update({name: (tool, info) for name, info in data.items()
+                        if isinstance(info, dict)})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue  # the grader still works from the names in the run
+    return out
+
+
 @cache
 def course_names() -> dict[str, tuple[str, ...]]:
     """name -> spellings from the bundled teaching data. Example: "广州" -> ("广州", "Guangzhou", …)
@@ -43,14 +64,9 @@ def course_names() -> dict[str, tuple[str, ...]]:
     Short latin aliases ("sh", "gz") are left out: "600519.SH" is not 上海.
     """
     out: dict[str, tuple[str, ...]] = {}
-    for file, key in (("weather_snapshot.json", "cities"), ("closing_prices.json", "stocks")):
-        try:
-            data = json.loads((_DATA / file).read_text(encoding="utf-8"))[key]
-            for name, info in data.items():
-                spellings = [name, str(info.get("en") or ""), *map(str, info.get("aliases", []))]
-                out[name] = tuple(s for s in spellings if len(s) >= (4 if s.isascii() else 2))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue  # the grader still works from the names in the run
+    for name, (_, info) in course_entries().items():
+        spellings = [name, str(info.get("en") or ""), *map(str, info.get("aliases", []))]
+        out[name] = tuple(s for s in spellings if len(s) >= (4 if s.isascii() else 2))
     return out
 
 

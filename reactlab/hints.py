@@ -45,8 +45,6 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from reactlab import claims
@@ -66,7 +64,6 @@ _INSIDE = re.compile(r"""(get_weather|get_closing_price)\(\s*(?:\w+\s*=\s*)?(['"
 _FIELDS = (("humid", r"humidity (-?\d+(?:\.\d+)?)%"), ("feel", r"feels like (-?\d+(?:\.\d+)?)°C"),
            ("wind", r"(\d+(?:\.\d+)?) m/s"), ("precip", r"precipitation (\d+(?:\.\d+)?) mm"),
            ("press", r"pressure (\d+(?:\.\d+)?) hPa"), ("", r"[:：]\s*(-?\d+(?:\.\d+)?)"))
-_DATA = Path(__file__).parent / "data"
 
 
 def today_from(steps: list[Step]) -> str | None:
@@ -155,21 +152,12 @@ def today_hint(steps: list[Step], tools: list[str] | tuple[str, ...]) -> tuple[s
     return None
 
 
-@cache
 def fetchers() -> dict[str, str]:
     """Course name -> the tool whose result covers it, from the bundled teaching data.
 
     Example: fetchers()["广州"] -> "get_weather"; fetchers()["贵州茅台"] -> "get_closing_price"
     """
-    out = {}
-    for file, key, tool in (("weather_snapshot.json", "cities", "get_weather"),
-                            ("closing_prices.json", "stocks", "get_closing_price")):
-        try:
-            out.update(dict.fromkeys(json.loads((_DATA / file).read_text(encoding="utf-8"))[key],
-                                     tool))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # no hint for that kind of name
-    return out
+    return {name: tool for name, (tool, _) in claims.course_entries().items()}
 
 
 def unfetched(question: str, steps: list[Step]) -> list[str]:
