@@ -1,6 +1,6 @@
 """Hints: the call a run can make now that a tool has answered what an earlier call lacked.
 
-Two hints, each for a failure the 1.5B repeats until its step budget runs out.
+Four hints, each for a failure the 1.5B repeats until its step budget runs out.
 
 The date hint is for its commonest failure on date questions. It writes a date call
 before it knows today's date (the target date twice, `days_between("2026-10-01",
@@ -37,7 +37,8 @@ ones) and gives up when that is ambiguous; the fetch hint names the name and the
 model writes the call. Deliberately NOT here: running the call for the model, dates written in
 words (明年元旦), any tool without date arguments, names the course data does not know (an
 unknown stock is the model's to report). Used by the loop's
-`run_tools` under `Guards(date_hints=True)`. Notebook 07 (section 6) introduces it in words;
+`run_tools`: the date and today hints under `Guards(date_hints=True)`, the fetch and inside
+hints under `Guards(fetch_hints=True)`. Notebook 07 (section 6) introduces them in words;
 benchmarks/results/levers.md measures it.
 """
 
@@ -58,12 +59,18 @@ TODAY_EVENT = "today hint"  # the step event of the run's one today hint
 FETCH_EVENT = "fetch hint"  # the step event of a fetch hint: "fetch hint: get_weather for 深圳"
 INSIDE_EVENT = "inside hint"  # the step event of the run's one inside hint
 # a tool called inside an expression: get_weather('厦门')['temperature'], get_weather("x").humidity
-_INSIDE = re.compile(r"""(get_weather|get_closing_price)\(\s*(?:\w+\s*=\s*)?(['"])([^'"]{1,40})\2"""
+_INSIDE = re.compile("(" + "|".join(t for _, _, t in claims.COURSE_DATA) + ")"  # the fetching tools
+                     r"""\(\s*(?:\w+\s*=\s*)?(['"])([^'"]{1,40})\2"""
                      r"""\s*\)(?:\s*\[\s*['"]([\w ]{1,30})['"]\s*\]|\.(\w{1,30}))?""")
 # which figure of a result a field name asks for (the first figure is the default)
 _FIELDS = (("humid", r"humidity (-?\d+(?:\.\d+)?)%"), ("feel", r"feels like (-?\d+(?:\.\d+)?)°C"),
            ("wind", r"(\d+(?:\.\d+)?) m/s"), ("precip", r"precipitation (\d+(?:\.\d+)?) mm"),
            ("press", r"pressure (\d+(?:\.\d+)?) hPa"), ("", r"[:：]\s*(-?\d+(?:\.\d+)?)"))
+
+
+def _given(steps: list[Step], event: str) -> bool:
+    """Has a step of this run an event of this hint already? (the once-per-run bound)"""
+    return any(e.startswith(event) for s in steps for e in s.events)
 
 
 def today_from(steps: list[Step]) -> str | None:
@@ -113,7 +120,7 @@ def date_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
              ('Today is 2026-03-01 (get_today\\'s result). … days_between({"date1":
              "2026-03-01", "date2": "2026-10-01"}). Make that call now.', "days_between")
     """
-    if any(e.startswith(EVENT) for s in steps for e in s.events):
+    if _given(steps, EVENT):
         return None
     today = today_from(steps)
     if today is None:
@@ -141,7 +148,7 @@ def today_hint(steps: list[Step], tools: list[str] | tuple[str, ...]) -> tuple[s
              ("… call get_today now …", "get_today")
     """
     if (not steps or "get_today" not in tools or today_from(steps) is not None
-            or any(e.startswith(TODAY_EVENT) for s in steps for e in s.events)):
+            or _given(steps, TODAY_EVENT)):
         return None
     for c in steps[-1].tool_calls:
         dated = isinstance(c.arguments, dict) and any(
@@ -170,7 +177,8 @@ def unfetched(question: str, steps: list[Step]) -> list[str]:
     subs = claims.subjects(RunResult(question, None, "final", steps=list(steps)))
     known = claims.names(subs)
     asked = dict.fromkeys(n for _, _, n in claims.mentions(question, known))
-    return [n for n in asked if n not in subs and n in fetchers()]
+    fetch = fetchers()
+    return [n for n in asked if n not in subs and n in fetch]
 
 
 def fetch_hint(question: str, steps: list[Step],
@@ -188,9 +196,9 @@ def fetch_hint(question: str, steps: list[Step],
         return None
     hinted = {e.rsplit(" for ", 1)[-1] for s in steps for e in s.events
               if e.startswith(FETCH_EVENT)}
-    names = unfetched(question, steps)
+    names, fetch = unfetched(question, steps), fetchers()
     for name in names:
-        tool = fetchers()[name]
+        tool = fetch[name]
         if name not in hinted and tool in tools:
             return render_template("fetch_hint", names=", ".join(names), first=name,
                                    tool=tool), tool, name
@@ -235,7 +243,7 @@ def inside_hint(steps: list[Step]) -> tuple[str, str] | None:
              Brewery')") refused, both prices fetched -> ('… calculator({"expression":
              "1488.21 / 67.92"}). Make that call now.', "calculator")
     """
-    if not steps or any(e.startswith(INSIDE_EVENT) for s in steps for e in s.events):
+    if not steps or _given(steps, INSIDE_EVENT):
         return None
     for c in steps[-1].tool_calls:
         expr = c.arguments.get("expression") if isinstance(c.arguments, dict) else c.arguments
