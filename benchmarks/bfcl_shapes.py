@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:
 from benchmarks.bfcl import score, to_tools
 from benchmarks.bfcl_data import load_cases, sample
 from reactlab.server import assist
-from reactlab.server.constrain import ANSWER_SCHEMA, call_schema
+from reactlab.server.constrain import ANSWER_SCHEMA, call_schema, choice_schema
 from reactlab.server.toolcalls import parse_tool_calls
 
 CATEGORIES = ("parallel", "parallel_multiple", "simple", "irrelevance")
@@ -46,7 +46,7 @@ def shapes(tools: list[dict]) -> dict[str, dict | None]:
     wrapped = {"type": "object", "properties": {"tool_calls": many}, "required": ["tool_calls"],
                "additionalProperties": False}
     return {"array": {"anyOf": [ANSWER_SCHEMA, many]},
-            "object_or_array": {"anyOf": [ANSWER_SCHEMA, call, many]},
+            "object_or_array": choice_schema(tools),  # what the server's option sends
             "wrapped": {"anyOf": [ANSWER_SCHEMA, wrapped]}, "none": None}
 
 
