@@ -8,6 +8,9 @@
 2. `--continue`: after one complete call, written back in the template's own
    `<tool_call>` tags, does the model write a second call when the question needs one? It
    prints the probability the model gives to ending its turn right after the first call.
+3. `--force`: the same, but the next `<tool_call>` is opened for the model, so it must write
+   a call: a repeat (or no call) ends the turn. Scored twice: every new call kept (`forced`),
+   and only calls whose new values all appear in the question (`forced+grounded`, `grounded`).
 
 Scored with BFCL's own checker (`bfcl.score`), like `bfcl.py`. It loads the model in this
 process: stop any local server first (one model at a time on 2 cores). Measures only; it
@@ -66,16 +69,69 @@ def tags(calls: list[dict]) -> str:
                    for c in calls)
 
 
+def _leaves(value) -> list:
+    """Every scalar inside an argument value. Example: _leaves({"a": [1, "x"]}) -> [1, "x"]"""
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def grounded(call: dict, earlier: list[dict], question: str) -> bool:
+    """Is every value of `call` that no earlier call has written found in the question? (a
+    "San Francisco, CA" counts when "San Francisco" is there). The filter of `--force`.
+
+    Example: grounded({"name": "w", "arguments": '{"city": "San Francisco, CA"}'},
+             [{"name": "w", "arguments": '{"city": "Boston, MA"}'}],
+             "weather in Boston and in San Francisco?") -> True
+    """
+    seen = {json.dumps(v) for c in earlier for v in _leaves(json.loads(c["arguments"]))}
+    text = question.casefold()
+    new = [v for v in _leaves(json.loads(call["arguments"])) if json.dumps(v) not in seen]
+    return bool(new) and all(str(v).split(",")[0].strip().casefold() in text for v in new
+                             if not isinstance(v, bool))
+
+
+def forced(engine, prompt: str, calls: list[dict], names: list[str], question: str,
+           most: int = 4) -> tuple[list[dict], list[dict]]:
+    """Open one more `<tool_call>` after the model's own calls, up to `most` calls in all.
+
+    Returns (every new call the model wrote, the new calls `grounded` keeps); stops at the
+    first reply that is no call or repeats one."""
+    every, kept = list(calls), list(calls)
+    while len(every) < most:
+        g = engine.generate(prompt + tags(every) + "<tool_call>\n", max_tokens=200,
+                            temperature=0, stop=["</tool_call>"])
+        found = parse_tool_calls("<tool_call>\n" + g.text + "\n</tool_call>", names).calls
+        if not found:
+            break
+        try:
+            args = json.loads(found[0].arguments)
+        except ValueError:
+            break
+        call = {"name": found[0].name, "arguments": found[0].arguments}
+        if any(c["name"] == call["name"] and json.loads(c["arguments"]) == args for c in every):
+            break
+        if grounded(call, kept, question):
+            kept.append(call)
+        every.append(call)
+    return every, kept
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", action="store_true")
     ap.add_argument("--continue", dest="cont", action="store_true")
+    ap.add_argument("--force", action="store_true",
+                    help="after the model's calls, open another <tool_call> and score that too")
+    ap.add_argument("--model", default="qwen2.5-coder-1.5b-instruct")
     ap.add_argument("--per-category", type=int, default=5)
     ap.add_argument("--categories", default=",".join(CATEGORIES))
     args = ap.parse_args(argv)
     from reactlab.server.engines import XllamacppEngine
 
-    engine = XllamacppEngine("qwen2.5-coder-1.5b-instruct")
+    engine = XllamacppEngine(args.model)
     totals: dict[tuple[str, str], list[bool]] = {}
     for cat in args.categories.split(","):
         for case in sample(load_cases(cat), args.per_category, 0):
@@ -89,6 +145,16 @@ def main(argv: list[str] | None = None) -> int:
                 ok = score(case, calls)[0]
                 totals.setdefault((cat, name), []).append(ok)
                 print(f"{case['id']:24} {name:16} {'ok ' if ok else 'no '} {g.text[:90]!r}")
+                if args.force and calls and schema is None:
+                    every, kept = forced(engine, prompt, calls, names, case["question"][0][-1]["content"])
+                    for label, more in (("forced", every), ("forced+grounded", kept)):
+                        ok = score(case, more)[0]
+                        totals.setdefault((cat, label), []).append(ok)
+                        print(f"{'':24} {label:16} {'ok ' if ok else 'no '} "
+                              f"{[(c['name'], c['arguments'][:40]) for c in more[len(calls):]]}")
+                elif args.force and schema is None:
+                    for label in ("forced", "forced+grounded"):
+                        totals.setdefault((cat, label), []).append(ok)
                 if args.cont and calls:
                     # the first token after the first call, with the model's top probabilities
                     r = engine._server.handle_completions({

@@ -15,7 +15,10 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
   `calculator("(67.92 + 1488.21) / 2")`) → compute the difference with the calculator (the
   next request requires a tool call);
 - `fact`: the comparison is backwards, or one name was given another's figures → the checked
-  fact, then answer again (no call needed).
+  fact, then answer again (no call needed);
+- `cover`: the answer gives one name's figures and leaves another fetched name out ("长沙的湿度
+  更低，为69%" when the question asks for both cities' humidity) → every asked name's reading,
+  then answer again with all of them (no call needed).
 
 Anything else the grader rejects gets no correction: the guard lets the answer stand (its
 verdict still says ✘). Deliberately NOT here: deciding how often to correct (`guards`), the
@@ -28,16 +31,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reactlab import claims
-from reactlab.grader import grade
+from reactlab.figures import figures
+from reactlab.grader import grade, skipped
 from reactlab.runlog import RunResult
 
-KINDS = ("missing", "compute", "difference", "fact")
+KINDS = ("missing", "compute", "difference", "fact", "cover")
 
 
 @dataclass(frozen=True)
 class Correction:
     """kind: one of KINDS; reasons: the grader's verdict, for the run's log; names: what to
-    fetch (missing); fact: the checked fact, in words (fact).
+    fetch (missing) or what the answer left out (cover); fact: the checked fact, in words
+    (difference, fact), or every asked name's reading (cover).
 
     Example: Correction("fact", 'the answer says 北京 is "冷" …', fact='上海 19.8 and 北京 23.4 '
              '(temperature), so 上海 is the one that is "冷"')
@@ -85,6 +90,9 @@ def correction(result: RunResult) -> Correction | None:
     for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
         return Correction("fact", reasons,
                           fact=f"{owner}'s own tool result says {subs[owner].gist()}")
+    if left := skipped(asked, list(figures(answer)), wrong_owner, subs):
+        readings = "; ".join(f"{n}: {subs[n].gist()}" for n in asked if n in subs)
+        return Correction("cover", reasons, names=tuple(left), fact=readings)
     return None
 
 

@@ -268,14 +268,25 @@ def _coverage(parts: list[str], unmet: list[str], stated: list[str], wrong_owner
     out = [("incomplete" if stated else "wrong_answer",
             f"no tool result for {p} came back, so the answer cannot cover it")
            for p in unmet if p not in owners]
+    out += [("wrong_answer", f"the answer gives no figure for {p} (its tool result: "
+                             f"{subs[p].gist()})") for p in skipped(parts, stated, wrong_owner, subs)]
+    return out
+
+
+def skipped(parts: list[str], stated: list[str], wrong_owner: list,
+            subs: dict[str, Subject]) -> list[str]:
+    """The fetched parts an answer gives no figure for, when it gives another part's figures
+    (an answer with no figure at all skips nothing here), in `parts`' order.
+
+    Example: parts ["厦门", "长沙"], both fetched (74 % and 69 %), stated ["69%"] -> ["厦门"]
+    """
     pools = {p: subs[p].pool for p in parts if p in subs}
     values = [value(f) for f in stated]
-    if len(pools) >= 2 and any(pool.supports(v) for pool in pools.values() for v in values):
-        misattributed = {o for o, _, _ in wrong_owner}
-        out += [("wrong_answer", (f"the answer gives no figure for {p} (its tool result: "
-                                  f"{subs[p].gist()})")) for p, pool in pools.items()
-                if p not in misattributed and not any(pool.supports(v) for v in values)]
-    return out
+    if len(pools) < 2 or not any(pool.supports(v) for pool in pools.values() for v in values):
+        return []
+    misattributed = {o for o, _, _ in wrong_owner}
+    return [p for p, pool in pools.items()
+            if p not in misattributed and not any(pool.supports(v) for v in values)]
 
 
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{4,}")

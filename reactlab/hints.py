@@ -1,6 +1,7 @@
 """Hints: the call a run can make now that a tool has answered what an earlier call lacked.
 
-Four hints, each for a failure the 1.5B repeats until its step budget runs out.
+Four hints, each for a failure the 1.5B repeats until its step budget runs out, and a note
+after a hinted call has run.
 
 The date hint is for its commonest failure on date questions. It writes a date call
 before it knows today's date (the target date twice, `days_between("2026-10-01",
@@ -31,6 +32,11 @@ feedback gives the expression with those results' figures in place
 (`calculator({"expression": "1488.21 / 67.92"})`, `prompts/inside_hint.txt`), and the next
 request requires the calculator. Once per run.
 
+After the call a date, inside or fetch hint required has run, the step's feedback is a short
+note instead (`done_note`, `prompts/hint_done.txt`): that call has run, do not make it again, go
+on with the question. Without it the hint's "Make that call now" stays the last thing a native
+request says, and the 1.5B made the call again until the loop detector stopped it.
+
 Unlike the corrections (`reactlab.correction`), which judge an answer, a hint repairs a call:
 it replaces exactly one date argument (the one no result gives, or the first of two equal
 ones) and gives up when that is ambiguous; the fetch hint names the name and the tool, and the
@@ -58,6 +64,7 @@ EVENT = "date hint"  # the step event that marks a run's one hint
 TODAY_EVENT = "today hint"  # the step event of the run's one today hint
 FETCH_EVENT = "fetch hint"  # the step event of a fetch hint: "fetch hint: get_weather for 深圳"
 INSIDE_EVENT = "inside hint"  # the step event of the run's one inside hint
+DONE_EVENT = "hint done"  # the step event of the note after a hinted call has run
 # a tool called inside an expression: get_weather('厦门')['temperature'], get_weather("x").humidity
 _INSIDE = re.compile("(" + "|".join(t for _, _, t in claims.COURSE_DATA) + ")"  # the fetching tools
                      r"""\(\s*(?:\w+\s*=\s*)?(['"])([^'"]{1,40})\2"""
@@ -260,12 +267,38 @@ def inside_hint(steps: list[Step]) -> tuple[str, str] | None:
     return None
 
 
+def done_note(question: str, steps: list[Step]) -> str | None:
+    """The note after the call a date, inside or fetch hint required has run: its result is in,
+    do not make it again, go on with the question. None otherwise.
+
+    Measured on native calls: the hint is the last user message, so after the hinted call's
+    result the model read "Make that call now" again and repeated the call until the loop
+    detector stopped it, then answered with the days alone (t24, t54, t56 of the suite).
+
+    Example: step 2 required days_between (date hint), step 3 ran days_between -> 193 ->
+             'days_between({"date1": …}) has run: its result is above. Do not make that call
+             again. Go on with the question: …'
+    """
+    if len(steps) < 2 or not steps[-2].require_call:
+        return None
+    if not any(e.startswith((EVENT, INSIDE_EVENT, FETCH_EVENT)) for e in steps[-2].events):
+        return None
+    for c in steps[-1].tool_calls:
+        if c.name == steps[-2].require_call and not c.error:
+            args = json.dumps(c.arguments, ensure_ascii=False) if isinstance(
+                c.arguments, dict) else json.dumps({"input": c.arguments}, ensure_ascii=False)
+            return render_template("hint_done", call=f"{c.name}({args})", question=question)
+    return None
+
+
 __all__ = [
     "DATE",
+    "DONE_EVENT",
     "EVENT",
     "FETCH_EVENT",
     "INSIDE_EVENT",
     "date_hint",
+    "done_note",
     "fetch_hint",
     "fetchers",
     "inside_hint",

@@ -34,10 +34,12 @@ from reactlab.connection import connect
 from reactlab.guards import Guards, budget_event, correction_text, count_parse_errors
 from reactlab.hints import EVENT as HINT_EVENT
 from reactlab.hints import (
+    DONE_EVENT,
     FETCH_EVENT,
     INSIDE_EVENT,
     TODAY_EVENT,
     date_hint,
+    done_note,
     fetch_hint,
     inside_hint,
     today_hint,
@@ -250,6 +252,11 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
         # a call failed or was held back while a name the question asks about has no result
         step.feedback, step.require_call, name = hint
         step.events.append(f"{FETCH_EVENT}: {step.require_call} for {name}")
+    elif (guards.date_hints or guards.fetch_hints) and (
+            note := done_note(question, [*earlier, step])):
+        # the hinted call has run: without this the hint stays the last word ("make that call")
+        step.feedback = note
+        step.events.append(f"{DONE_EVENT}: {earlier[-1].require_call} ran; back to the question")
 
 
 def _name_args(call: dict) -> tuple[str, Any]:

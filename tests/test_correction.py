@@ -131,3 +131,25 @@ def test_a_misjudged_gap_is_caught_in_either_language(answer):
 def test_wrong_differences_never_raises(answer):
     result = weather(answer)
     assert isinstance(wrong_differences(answer, result), list)
+
+
+def test_an_answer_that_leaves_a_fetched_city_out_gets_every_reading():
+    # t39 of the suite, a real ReAct answer: 长沙 named and its figure given, 厦门's 74% left out
+    question = "厦门和长沙现在哪个城市的湿度更低？两地的湿度分别是多少？"
+    r = run(question, "长沙的湿度更低，为69%。",
+            ("get_weather", {"location": "厦门"}, "厦门: 23.5°C (feels like 25.0°C), humidity 74%"),
+            ("get_weather", {"location": "长沙"}, "长沙: 22.4°C (feels like 23.3°C), humidity 69%"))
+    fix = correction(r)
+    assert fix.kind == "cover" and fix.names == ("厦门",) and not fix.needs_call
+    assert "74%" in fix.fact and "69%" in fix.fact
+    text = correction_text(fix, question)
+    assert "厦门 got no figure" in text and "为69%" not in text  # the draft is not repeated
+    assert text.endswith(question)
+
+
+def test_an_answer_with_every_reading_needs_no_cover():
+    question = "厦门和长沙现在哪个城市的湿度更低？两地的湿度分别是多少？"
+    r = run(question, "长沙的湿度更低，为69%；厦门为74%。",
+            ("get_weather", {"location": "厦门"}, "厦门: 23.5°C (feels like 25.0°C), humidity 74%"),
+            ("get_weather", {"location": "长沙"}, "长沙: 22.4°C (feels like 23.3°C), humidity 69%"))
+    assert correction(r) is None

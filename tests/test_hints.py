@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from reactlab.fc_agent import run_function_calling
 from reactlab.guards import Guards
-from reactlab.hints import date_hint, today_from, with_today
+from reactlab.hints import date_hint, done_note, today_from, with_today
 from reactlab.react_agent import run_react
 from reactlab.runlog import Step, ToolCallRecord
 from reactlab.tools import default_registry
@@ -330,3 +330,36 @@ def test_a_held_back_calculator_gets_no_inside_hint():
     mt = ToolCallRecord("get_closing_price", {"name": "贵州茅台"},
                         "贵州茅台 (600519.SH) closing price: 1488.21 CNY [example figure]")
     assert inside_hint([Step(1, "action", tool_calls=[qd, mt, held])]) is None
+
+
+def test_after_the_hinted_call_has_run_the_question_is_the_last_word():
+    """The real native run of t54: after the date hint's days_between -> 193, the hint ("Make
+    that call now") was still the last user message, and the model made the call three more
+    times. Now the step that ran it ends with a note that sends the model back to the question."""
+    question = "今天到2026年9月10日还有多少天？如果每天存10元，一共能存多少钱？"
+    conn = ScriptedConn(
+        Reply(None, [tool_call("c1", "days_between", '{"date1": "2026-09-10", "date2": "2026-09-10"}')]),
+        Reply(None, [tool_call("c2", "get_today", "{}")]),
+        Reply(None, [tool_call("c3", "days_between", '{"date1": "2026-03-01", "date2": "2026-09-10"}')]),
+        Reply(None, [tool_call("c4", "calculator", '{"expression": "193 * 10"}')]),
+        "还有193天，一共能存1930元。")
+    r = run_function_calling(question, conn=conn, tools=default_registry())
+    assert r.steps[2].events == ["hint done: days_between ran; back to the question"]
+    last = conn.requests[3]["messages"][-1]
+    assert last["role"] == "user" and last["content"].startswith('days_between({"date1": "2026-03-01"')
+    assert last["content"].endswith(question) and conn.requests[3]["tool_choice"] == "auto"
+    assert r.steps[3].events == [] and r.steps[3].feedback is None  # once: the next step is plain
+    assert r.answer == "还有193天，一共能存1930元。"
+
+
+def test_no_note_when_the_hinted_call_failed_again_or_without_hints():
+    hinted = Step(1, "action", tool_calls=[TODAY], events=["date hint: days_between …"])
+    hinted.require_call = "days_between"
+    failed = Step(2, "action", tool_calls=[SAME])
+    ok = Step(2, "action", tool_calls=[ToolCallRecord(
+        "days_between", {"date1": "2026-03-01", "date2": "2026-10-01"}, "214")])
+    assert done_note("q", [hinted, failed]) is None
+    assert done_note("q", [hinted, ok]).endswith("Go on with the question: q")
+    plain = Step(1, "action", tool_calls=[TODAY])  # no hint before: nothing to undo
+    assert done_note("q", [plain, ok]) is None
+    assert done_note("q", [ok]) is None
