@@ -13,7 +13,9 @@ Endpoints:
   name; false makes the engine re-read the whole prompt, for measuring the prefix cache).
   reactlab's own fields: `reactlab_debug` (below), `reactlab_help` (`assist`) and
   `reactlab_choice` (true: under `tool_choice="auto"`, decode under a schema that allows an
-  answer or calls valid for their tool's schema, `constrain.choice_schema`; off by default).
+  answer or calls valid for their tool's schema, `constrain.choice_schema`; off by default) and
+  `reactlab_more_calls` (true: after the model's calls, open the next `<tool_call>` for it and
+  keep a new call whose new values the question names, `more_calls`; off by default).
 - `GET /v1/debug/last` -> the teaching view of the latest completion (below).
 
 Seeing what the model really saw and said: add `"reactlab_debug": true` to the request body
@@ -27,6 +29,7 @@ streaming) carries a top-level `"reactlab"` object:
      "duplicate_calls_dropped": <how many repeated identical calls were not sent>,
      "calls_dropped": <calls past max_tool_calls (or past one, parallel_tool_calls=false)>,
      "json_schema": <the constraint used for tool_choice required/named, or null>,
+     "more_calls": {"on": …, "opened": [{"model_wrote", "kept", "why", …}]},
      "template": <where the chat template came from>, "usage": …, "timings": …, …}
 
 With the SDK: `resp.model_extra["reactlab"]["prompt"]`. `GET /v1/debug/last` returns the

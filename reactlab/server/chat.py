@@ -34,7 +34,7 @@ import json
 import secrets
 import time
 
-from reactlab.server import assist
+from reactlab.server import assist, more_calls
 from reactlab.server.constrain import choice_schema, tool_call_schema
 from reactlab.server.engines import Generation
 from reactlab.server.holdback import HoldBack
@@ -107,6 +107,10 @@ class Turn:
         self.note: dict | None = None    # the system note added for the retry
         self.repeats_dropped: list = []  # repeated calls not sent (help on)
         self.interventions: list[dict] = []
+        # More calls after a complete one (`more_calls`), where the request asked and allows it.
+        self.more = (req.more_calls and self.use_tools and req.parallel_tool_calls
+                     and req.tool_choice == "auto" and self.mode == "normal")
+        self.opened: list[dict] = []     # each <tool_call> opened for the model, and its fate
         self.attempts: list[dict] = []
         self._usage_so_far = [0, 0]      # prompt, completion tokens over all attempts
 
@@ -176,12 +180,58 @@ class Turn:
                                 "of the known results")
                 self._retry("plain", list(self.answered), on_text)
                 g = self._attempt(on_text)
+        if self.more and self.mode == "normal" and g.finish_reason == "stop":
+            g = self._more_calls(g, on_text)
         if g is first:
             return g
         # One reply for the client, usage summed over the attempts (each was generated).
         used = self._usage_so_far
         return Generation(g.text, g.finish_reason, prompt_tokens=used[0],
                           completion_tokens=used[1], cached_tokens=g.cached_tokens,
+                          timings=g.timings)
+
+    def _more_calls(self, g: Generation, on_text) -> Generation:
+        """The reply with the calls the model writes when the next `<tool_call>` is opened for
+        it, each kept only as `more_calls` says; `g` itself when it made no call or none was kept.
+        """
+        r, names = self.req, self.req.tool_names
+        first = parse_tool_calls(g.text, names).calls
+        if not first:
+            return g
+        keys = {assist.call_key(c.name, c.arguments) for c in first}
+        earlier, text = [c.arguments for c in first], g.text.rstrip()
+        question = more_calls.question_text(r.messages)
+        while len(keys) < self.max_tool_calls:
+            c = self.engine.generate(self.prompt + text + "\n" + more_calls.OPEN,
+                                     max_tokens=min(r.max_tokens, more_calls.MAX_TOKENS),
+                                     temperature=r.temperature, top_p=r.top_p, seed=r.seed,
+                                     stop=[more_calls.CLOSE, TOOL_RESPONSE],
+                                     cache_prompt=r.cache_prompt)
+            self._usage_so_far[0] += c.prompt_tokens
+            self._usage_so_far[1] += c.completion_tokens
+            found = parse_tool_calls(more_calls.wrap(c.text), names).calls
+            opened = {"model_wrote": c.text, "finish_reason": c.finish_reason, "kept": False}
+            self.opened.append(opened)
+            if c.finish_reason != "stop" or len(found) != 1:
+                opened["why"] = "not one complete call"
+                break
+            call = found[0]
+            if assist.call_key(call.name, call.arguments) in keys:
+                opened["why"] = "a call the reply already has: nothing more to call"
+                break
+            if not more_calls.grounded(call.arguments, earlier, question):
+                opened["why"] = "a value in it is neither in an earlier call nor in the question"
+                break
+            piece = more_calls.wrap(c.text)
+            opened.update(kept=True, why="a new call; its new values are in the question")
+            text += piece
+            on_text(piece)
+            keys.add(assist.call_key(call.name, call.arguments))
+            earlier.append(call.arguments)
+        if text == g.text.rstrip():
+            return g
+        return Generation(text, "stop", prompt_tokens=g.prompt_tokens,
+                          completion_tokens=g.completion_tokens, cached_tokens=g.cached_tokens,
                           timings=g.timings)
 
     def _split(self, text: str):
@@ -245,6 +295,7 @@ class Turn:
                          "repeated_calls_dropped": [{"name": c.name, "arguments": c.arguments}
                                                     for c in self.repeats_dropped],
                          "attempts": self.attempts if self.interventions else []},
+                "more_calls": {"on": self.more, "opened": self.opened},
                 "finish_reason": self.finish_reason(), "engine_finish_reason": g.finish_reason if g
                 else None, "usage": self.usage() if g else None, "timings": g.timings if g else {}}
 

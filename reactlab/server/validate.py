@@ -51,6 +51,7 @@ class ChatRequest:
     cache_prompt: bool = True          # llama.cpp extension: false re-reads the whole prompt
     help: bool = True                  # reactlab extension: "reactlab_help": false (see assist)
     choice: bool = False               # reactlab extension: "reactlab_choice": true (constrain)
+    more_calls: bool = False           # reactlab extension: "reactlab_more_calls": true (more_calls)
 
     @property
     def tool_names(self) -> list[str]:
@@ -262,4 +263,5 @@ def parse_body(raw: bytes, limits: Limits | None = None) -> ChatRequest:
                                                           integer=True),
         stop=_stop(body), response_schema=_response_schema(body),
         debug=_flag(body, "reactlab_debug", False), cache_prompt=_flag(body, "cache_prompt", True),
-        help=_flag(body, "reactlab_help", True), choice=_flag(body, "reactlab_choice", False))
+        help=_flag(body, "reactlab_help", True), choice=_flag(body, "reactlab_choice", False),
+        more_calls=_flag(body, "reactlab_more_calls", False))

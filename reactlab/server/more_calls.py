@@ -1,0 +1,95 @@
+"""More calls after a complete one: the server opens the next `<tool_call>` for the model.
+
+Measured on BFCL's parallel cases: the 1.5B writes one call and ends its turn, with a
+probability of 0.98–1.00 of ending right after the first call, on questions that need two
+calls and on questions that need one alike ("What's the weather like in Boston and in San
+Francisco?" gets Boston only). Waiting for a second call gets nothing. So, when a request asks
+for it (`"reactlab_more_calls": true`) and allows parallel calls, the server writes the
+template's own `<tool_call>` opening after the model's calls and lets the model fill it in,
+then keeps the new call only if
+
+- it parses as a call of one of the request's tools,
+- it is not one the reply already has (a repeat is how the model says "nothing more"), and
+- every value in it that the reply's earlier calls did not write appears in the last user
+  message (`grounded`: "San Francisco, CA" counts when the question says San Francisco).
+
+It stops at the first call it does not keep, and at the request's cap on calls. The last rule
+is what separates a second city the question names from a value the model makes up when it is
+pushed to write a call no question asked for. What this module does NOT do: decide when to try
+(`chat.Turn`: only under `tool_choice` "auto" or "required", with `parallel_tool_calls`
+true, after a reply that made a call), or check argument types (the schema does not constrain
+the continuation). Off by default. Measured in `benchmarks/results/bfcl_notes.md`; not used by
+the notebooks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+OPEN = "<tool_call>\n"
+CLOSE = "</tool_call>"
+MAX_QUESTION = 20_000  # characters of the last user message compared against (a bound)
+MAX_TOKENS = 256  # per opened call
+
+
+def question_text(messages: list[dict]) -> str:
+    """The text of the last user message (text parts joined), at most MAX_QUESTION characters.
+
+    Example: question_text([{"role": "user", "content": [{"type": "text", "text": "Hi"}]}])
+             -> "Hi"
+    """
+    for m in reversed(messages):
+        if m.get("role") != "user":
+            continue
+        content = m.get("content")
+        if isinstance(content, list):
+            content = " ".join(p.get("text", "") for p in content
+                               if isinstance(p, dict) and isinstance(p.get("text"), str))
+        return (content if isinstance(content, str) else "")[:MAX_QUESTION]
+    return ""
+
+
+def _leaves(value: Any, depth: int = 0) -> list[Any]:
+    """Every scalar inside an argument value, to a depth of 20.
+    Example: _leaves({"a": [1, "x"]}) -> [1, "x"]"""
+    if depth > 20:
+        return []
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v, depth + 1)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v, depth + 1)]
+    return [value]
+
+
+def _arguments(text: str) -> Any:
+    try:
+        return json.loads(text) if text.strip() else {}
+    except (ValueError, RecursionError):
+        return None
+
+
+def grounded(arguments: str, earlier: list[str], question: str) -> bool:
+    """Does every value of `arguments` (JSON text) that none of the `earlier` calls' arguments
+    wrote appear in `question`? False when nothing in it is new, or it is not JSON.
+
+    Example: grounded('{"city": "San Francisco, CA"}', ['{"city": "Boston, MA"}'],
+             "What's the weather like in Boston and in San Francisco?") -> True
+    """
+    args = _arguments(arguments)
+    if args is None:
+        return False
+    seen = {json.dumps(v) for e in earlier if (a := _arguments(e)) is not None
+            for v in _leaves(a)}
+    new = [v for v in _leaves(args) if json.dumps(v) not in seen and not isinstance(v, bool)
+           and v is not None and str(v).strip()]
+    text = question.casefold()
+    return bool(new) and all(str(v).split(",")[0].strip().casefold() in text for v in new)
+
+
+def wrap(body: str) -> str:
+    """The text a kept call adds to the reply: the opening, the model's call, the closing."""
+    return "\n" + OPEN + body.strip() + "\n" + CLOSE
+
+
+__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "grounded", "question_text", "wrap"]

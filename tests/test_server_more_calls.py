@@ -1,0 +1,121 @@
+"""reactlab.server.more_calls and its request option: with "reactlab_more_calls": true the server
+opens the next <tool_call> after the model's calls and keeps a new call only when it is not a
+repeat and every new value in it is in the question; off by default, off without parallel calls.
+Through the real `openai` SDK against the replay engine."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import openai
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reactlab.server.more_calls import OPEN, grounded, question_text
+from reactlab.server.replay import ReplayEngine, serve_replay
+from reactlab.streaming import ToolCallAccumulator
+
+WEATHER = {"type": "function", "function": {
+    "name": "get_weather", "description": "Get the current weather of a Chinese city.",
+    "parameters": {"type": "object", "properties": {"location": {"type": "string"}},
+                   "required": ["location"]}}}
+TOOLS = [WEATHER]
+MODEL = "qwen2.5-coder-1.5b-instruct"
+TWO = [{"role": "user", "content": "北京和广州今天天气怎么样？"}]
+ONE = [{"role": "user", "content": "北京今天天气怎么样？"}]
+BJ = '<tool_call>\n{"name": "get_weather", "arguments": {"location": "北京"}}\n</tool_call>'
+GZ = '{"name": "get_weather", "arguments": {"location": "广州"}}\n'
+SH = '{"name": "get_weather", "arguments": {"location": "上海"}}\n'
+BJ_AGAIN = '{"name": "get_weather", "arguments": {"location": "北京"}}\n'
+
+
+@pytest.fixture(scope="module")
+def shared():
+    engine = ReplayEngine([])
+    with serve_replay(engine) as url:
+        yield engine, url, openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=20)
+
+
+def ask(shared, script, messages, stream=False, **extra):
+    engine, _, client = shared
+    engine.reset(script)
+    kw = {"model": MODEL, "messages": messages, "tools": TOOLS, "temperature": 0,
+          "extra_body": {"reactlab_more_calls": True, "reactlab_debug": True}, **extra}
+    if not stream:
+        message = client.chat.completions.create(**kw).choices[0].message
+        calls = [json.loads(c.function.arguments)["location"] for c in message.tool_calls or []]
+        return calls, engine
+    acc = ToolCallAccumulator()
+    for chunk in client.chat.completions.create(stream=True, **kw):
+        acc.add(chunk)
+    return [json.loads(c["function"]["arguments"])["location"] for c in acc.tool_calls], engine
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_a_second_city_the_question_names_is_called_too(shared, stream):
+    # the model's first reply, then what it writes in each opened <tool_call>: 广州, then 北京 again
+    calls, engine = ask(shared, [BJ, GZ, BJ_AGAIN], TWO, stream)
+    assert calls == ["北京", "广州"]
+    assert engine.calls[1]["prompt"].endswith(BJ + "\n" + OPEN)
+    assert "</tool_call>" in engine.calls[1]["stop"] and len(engine.calls) == 3  # a repeat ends it
+
+
+def test_a_value_the_question_does_not_name_is_not_kept(shared):
+    engine, url, _ = shared
+    engine.reset([BJ, SH])
+    r = httpx.post(url + "/chat/completions", timeout=20, json={
+        "model": MODEL, "messages": ONE, "tools": TOOLS, "reactlab_more_calls": True,
+        "reactlab_debug": True}).json()
+    calls = r["choices"][0]["message"]["tool_calls"]
+    assert [json.loads(c["function"]["arguments"]) for c in calls] == [{"location": "北京"}]
+    (seen,) = r["reactlab"]["more_calls"]["opened"]  # the debug view says what was opened
+    assert not seen["kept"] and seen["why"].startswith("a value in it is neither")
+    assert r["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_off_by_default_without_parallel_calls_and_after_an_answer(shared):
+    engine, _, client = shared
+    engine.reset([BJ])
+    client.chat.completions.create(model=MODEL, messages=TWO, tools=TOOLS)
+    assert len(engine.calls) == 1  # not asked for: nothing opened
+    assert ask(shared, [BJ], TWO, parallel_tool_calls=False)[0] == ["北京"]
+    calls, engine = ask(shared, ["我只能查天气。"], TWO)
+    assert calls == [] and len(engine.calls) == 1
+
+
+def test_the_cap_on_calls_bounds_the_opened_calls(shared):
+    cities = ["上海", "深圳", "杭州", "成都", "南京", "武汉", "西安", "重庆", "天津", "青岛"]
+    question = [{"role": "user", "content": "、".join(["北京", *cities]) + "的天气？"}]
+    script = [BJ, *('{"name": "get_weather", "arguments": {"location": "%s"}}' % c for c in cities)]
+    calls, engine = ask(shared, script, question)
+    assert 1 < len(calls) == len(engine.calls) <= 8  # the server's default cap
+
+
+def test_the_option_must_be_a_boolean(shared):
+    _, url, _ = shared
+    r = httpx.post(url + "/chat/completions", timeout=20, json={
+        "model": MODEL, "messages": ONE, "tools": TOOLS, "reactlab_more_calls": "yes"})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "reactlab_more_calls"
+
+
+def test_grounded_takes_only_new_values_found_in_the_question():
+    q = "What's the weather like in Boston and in San Francisco?"
+    boston = '{"city": "Boston, MA", "unit": "fahrenheit"}'
+    assert grounded('{"city": "San Francisco, CA", "unit": "fahrenheit"}', [boston], q)
+    assert not grounded('{"city": "Boston, MA", "unit": "celsius"}', [boston], q)
+    assert not grounded(boston, [boston], q)  # nothing new
+    assert not grounded("{not json", [boston], q)
+    assert question_text([{"role": "user", "content": [{"type": "text", "text": "Hi"}]},
+                          {"role": "assistant", "content": "x"}]) == "Hi"
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=12),
+       st.text(max_size=40))
+def test_grounded_never_raises(value, question):
+    assert grounded(json.dumps(value), [json.dumps(value)], question) is False  # nothing new
+    assert isinstance(grounded(json.dumps(value), [], question), bool)
