@@ -268,8 +268,9 @@ def _coverage(parts: list[str], unmet: list[str], stated: list[str], wrong_owner
     out = [("incomplete" if stated else "wrong_answer",
             f"no tool result for {p} came back, so the answer cannot cover it")
            for p in unmet if p not in owners]
-    out += [("wrong_answer", f"the answer gives no figure for {p} (its tool result: "
-                             f"{subs[p].gist()})") for p in skipped(parts, stated, wrong_owner, subs)]
+    out += [("wrong_answer", (f"the answer gives no figure for {p} (its tool result: "
+                              f"{subs[p].gist()})"))
+            for p in skipped(parts, stated, wrong_owner, subs)]
     return out
 
 

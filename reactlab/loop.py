@@ -32,7 +32,6 @@ from reactlab.completion import Reply, complete
 from reactlab.config import CLASSROOM
 from reactlab.connection import connect
 from reactlab.guards import Guards, budget_event, correction_text, count_parse_errors
-from reactlab.hints import EVENT as HINT_EVENT
 from reactlab.hints import (
     DONE_EVENT,
     FETCH_EVENT,
@@ -44,6 +43,7 @@ from reactlab.hints import (
     inside_hint,
     today_hint,
 )
+from reactlab.hints import EVENT as HINT_EVENT
 from reactlab.http import ProviderError
 from reactlab.prompts import render_template
 from reactlab.report import format_step

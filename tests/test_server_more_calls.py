@@ -88,7 +88,8 @@ def test_off_by_default_without_parallel_calls_and_after_an_answer(shared):
 def test_the_cap_on_calls_bounds_the_opened_calls(shared):
     cities = ["上海", "深圳", "杭州", "成都", "南京", "武汉", "西安", "重庆", "天津", "青岛"]
     question = [{"role": "user", "content": "、".join(["北京", *cities]) + "的天气？"}]
-    script = [BJ, *('{"name": "get_weather", "arguments": {"location": "%s"}}' % c for c in cities)]
+    script = [BJ, *(json.dumps({"name": "get_weather", "arguments": {"location": c}},
+                               ensure_ascii=False) for c in cities)]
     calls, engine = ask(shared, script, question)
     assert 1 < len(calls) == len(engine.calls) <= 8  # the server's default cap
 
