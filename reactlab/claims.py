@@ -190,6 +190,9 @@ def misattributed(answer: str, result: RunResult, subs: dict[str, Subject],
         named = {n for a, _, n in said if start <= a < end}
         if sent != sentence:
             owner, sentence = None, sent  # a clause naming nobody continues the one before
+        before = owner  # figures ahead of the clause's name still belong to the one before:
+        # "Chengdu is colder, with 20.3°C (feels like 20.6°C) compared to Tianjin's 21.2°C"
+        first = min((a for a, _, n in said if start <= a < end), default=end)
         owner = next(iter(named)) if len(named) == 1 else (owner if not named else None)
         if re.search(r"\d\s*[-+*/×÷=]\s*[\d(]", text[start:end]):
             continue  # "(23.4 + 19.8 + 24.2) / 3": a calculation's operands belong to many
@@ -197,13 +200,14 @@ def misattributed(answer: str, result: RunResult, subs: dict[str, Subject],
             continue  # "（1488.21 对 67.92）": two sides of a comparison, side by side
         for a, _, fig in spans_:
             v = value(fig)
-            if not start <= a < end or owner is None or general.supports(v):
+            whose = before if a < first else owner
+            if not start <= a < end or whose is None or general.supports(v):
                 continue
-            if owner in pools and pools[owner].supports(v):
+            if whose in pools and pools[whose].supports(v):
                 continue
-            owners = [n for n, p in pools.items() if n != owner and p.supports(v)]
+            owners = [n for n, p in pools.items() if n != whose and p.supports(v)]
             if owners:
-                found.append((owner, fig, owners))
+                found.append((whose, fig, owners))
     return found
 
 

@@ -235,6 +235,10 @@ def sums(answer: str | None) -> list[tuple[str, str, Decimal]]:
         words = m.group(1).split()
         for i in range(len(words)):  # the longest tail that is an expression: "是 3 * 5"
             expr = " ".join(words[i:])
+            if i and re.match(r"[+*/xX]", expr):
+                continue  # the tail of a cut expression ("+ 19.8 + 24.2"), not a calculation
+            if (extra := expr.count("(") - expr.count(")")) > 0 and expr.startswith("(" * extra):
+                expr = expr[extra:]  # "\(23.4 + 19.8 + 24.2 = 67.4\)": LaTeX's opening paren
             if not re.search(r"\d\s*[-+*/xX]\s*[\d(]", expr) or expr.count("(") > 20:
                 continue
             try:

@@ -342,3 +342,34 @@ def test_a_call_that_did_not_run_is_no_invented_input():
     r.steps[0].tool_calls.append(ToolCallRecord("calculator", {"expression": "8 * 125"},
                                                 "Not run: …", error=True))
     assert grade(r).ok
+
+
+TJ = "天津: 21.2°C (feels like 19.8°C), humidity 48%, wind 东南风 4.1 m/s (3级)"
+CD = "成都: 20.3°C (feels like 20.6°C), humidity 66%, wind 北风 1.1 m/s (微风)"
+COLDER = "Which city is colder right now, Tianjin or Chengdu? Give both temperatures."
+
+
+def colder(answer):
+    return run(COLDER, answer, ("get_weather", {"location": "天津"}, TJ),
+               ("get_weather", {"location": "成都"}, CD))
+
+
+def test_figures_ahead_of_the_next_name_belong_to_the_name_before():
+    # t38, a real ReAct answer the grader had marked "天津 is given 成都's figures"
+    right = ("Chengdu is colder right now, with a temperature of 20.3°C (feels like 20.6°C) "
+             "compared to Tianjin's 21.2°C (feels like 19.8°C).")
+    assert grade(colder(right)).ok
+    # the same sentence backwards is still caught, and so is a plain swap
+    backwards = ("Tianjin is colder right now, with a temperature of 20.3°C (feels like 20.6°C) "
+                 "compared to Chengdu's 21.2°C (feels like 19.8°C).")
+    assert not grade(colder(backwards)).ok
+    assert "天津 is given 成都's figures" in str(grade(colder("天津20.3°C，成都21.2°C，成都更冷。")))
+
+
+def test_a_latex_sum_is_read_whole():
+    from reactlab.figures import wrong_sums
+    # t25, a real native answer: "\(23.4 + 19.8 + 24.2 = 67.4°C\)" had been read as "+ 19.8 + 24.2"
+    answer = ("Sum of temperatures: \\(23.4 + 19.8 + 24.2 = 67.4°C\\)\n\nAverage temperature: "
+              "\\(\\frac{67.4}{3} = 22.47°C\\)")
+    assert wrong_sums(answer) == []
+    assert wrong_sums("\\(23.4 + 19.8 + 24.2 = 68.4°C\\)") == ["23.4 + 19.8 + 24.2 = 68.4 (is 67.4)"]
