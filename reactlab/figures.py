@@ -182,6 +182,45 @@ def known_inputs(question: str, steps: Iterable) -> Pool:
     return Pool(seen)
 
 
+# dates and years in a question: what days_between and get_today deal with, not an amount
+_DATES = re.compile(r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*[日号]?"
+                    r"|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|(?<!\d)(?:19|20)\d{2}(?!\d)\s*年?"
+                    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}"
+                    r"(?:st|nd|rd|th)?", re.IGNORECASE)
+
+
+def unused_givens(result: RunResult, operands: tuple[Decimal, ...] = ()) -> list[str]:
+    """The amounts the question gives (figures outside its dates and years) that neither the
+    answer nor any successful call's arguments use, once a tool has answered: "再加上已有的
+    500 元" answered "109天，2180元" (20 × 109, the 500 left out). An amount counts as used when
+    an answer figure needs it (`unsupported_figures` with `operands` finds one more figure
+    unsupported without it: "1530元" after days_between -> 306 uses the 5 of 每天存 5 元).
+    [] before any tool result.
+
+    Example: question "…如果每天存 20 元，再加上已有的 500 元，…", days_between -> 109, answer
+             "2180元" -> ["500"]
+    """
+    calls = [c for st in result.steps or [] for c in st.tool_calls or [] if not c.error]
+    if not calls:
+        return []
+    question = normalise(result.question or "")
+    given = list(dict.fromkeys(figures(_DATES.sub(" ", question))))
+    undated = [_DATES.sub(" ", normalise(t)) for t in [result.answer or "", *(
+        argument_text(c.arguments) for c in calls)]]  # a date's 03 is not the question's 3
+    used = {value(f) for t in undated for f in figures(t)}
+    unused = [f for f in given if value(f) not in used]
+    if not unused:
+        return []
+    base = set(unsupported_figures(result.answer, result, operands=operands))
+
+    def needed(g: str) -> bool:
+        without = re.sub(rf"(?<![\d.]){re.escape(g)}(?![\d]|\.\d)", " ", question)
+        run = RunResult(without, result.answer, result.status, steps=result.steps)
+        return bool(set(unsupported_figures(result.answer, run, operands=operands)) - base)
+
+    return [f for f in unused if not needed(f)]
+
+
 def made_up(arguments: object, known: Pool) -> list[str]:
     """The figures in a call's arguments that `known` does not support.
 

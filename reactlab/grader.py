@@ -14,7 +14,10 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
 - arithmetic the answer writes out, a mean or a sum it calls a difference ("相差778.065"
   after `calculator("(67.92 + 1488.21) / 2")`), a comparison's size that is not the gap
   between the two readings ("广州比北京高1.8°C" after 24.2 and 23.4), and the expected facts
-  where the caller knows them.
+  where the caller knows them;
+- amounts the question gives that nothing uses once a tool has answered ("再加上已有的 500 元"
+  answered "2180元", 20 × 109): `figures.unused_givens` (skipped when the answer states every
+  expected figure).
 
 `unsupported_figures` and `comparison_problem` are the two checks an agent's guard can run on
 a draft answer. Failure-mode names and their order are the benchmark's (`MODES`; the rules are
@@ -37,6 +40,7 @@ from reactlab.figures import (
     invented_inputs,
     is_rounding,
     normalise,
+    unused_givens,
     value,
     wrong_sums,
 )
@@ -78,6 +82,7 @@ class Verdict:
     # what the two difference checks found, for the guard's correction (not re-derived there)
     misnamed: list[tuple[str, str]] = field(default_factory=list)  # misnamed_differences
     gaps: list[str] = field(default_factory=list)  # wrong_differences
+    unused: list[str] = field(default_factory=list)  # unused_givens: the question's amounts
 
     def __str__(self) -> str:
         return f"verdict: {'✔' if self.ok else '✘'} " + "; ".join(self.reasons)
@@ -343,12 +348,20 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         problems.append(("wrong_answer", compared))
     problems += [("wrong_answer", f"the answer's arithmetic is wrong: {s}")
                  for s in wrong_sums(answer)]
+    unmet_expected = _expected(answer, expected, known)
+    # an answer that states every figure the caller expects has used what it needed
+    keyed = bool(expected.figures) and not unmet_expected
+    unused = [] if keyed else unused_givens(result, _readings(subs))
+    if unused:
+        problems.append(("wrong_answer", (f"the question gives {', '.join(unused)}, and neither "
+                                          f"the answer nor any tool call uses "
+                                          f"{'it' if len(unused) == 1 else 'them'}")))
     misnamed, gaps = misnamed_differences(answer, result), wrong_differences(answer, result)
     problems += [("wrong_answer", (f"the answer calls {fig} a difference, but the calculator "
                                    f"computed it as {expr}, which subtracts nothing"))
                  for fig, expr in misnamed]
     problems += [("wrong_answer", r) for r in gaps]
-    problems += [("wrong_answer", r) for r in _expected(answer, expected, known)]
+    problems += [("wrong_answer", r) for r in unmet_expected]
     if not problems:
         why = (f"every figure comes from a tool result, the question or a calculation "
                f"({', '.join(stated[:6])}{' …' if len(stated) > 6 else ''})" if stated else
@@ -356,4 +369,4 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         return Verdict(True, [why], [], None)
     mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
     return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode,
-                   misnamed, gaps)
+                   misnamed, gaps, unused)

@@ -153,3 +153,36 @@ def test_an_answer_with_every_reading_needs_no_cover():
             ("get_weather", {"location": "厦门"}, "厦门: 23.5°C (feels like 25.0°C), humidity 74%"),
             ("get_weather", {"location": "长沙"}, "长沙: 22.4°C (feels like 23.3°C), humidity 69%"))
     assert correction(r) is None
+
+
+T24 = "今天到2026年6月18日还有多少天？如果每天存 20 元，再加上已有的 500 元，到那天一共有多少钱？"
+TODAY = ("get_today", {}, "2026-03-01 (Sunday, 星期日)")
+DAYS_109 = ("days_between", {"date1": "2026-03-01", "date2": "2026-06-18"}, "109")
+
+
+def test_an_amount_the_question_gives_and_the_answer_leaves_out_goes_to_the_calculator():
+    # t24 of the suite, a real native answer: 20 × 109 = 2180 worked in the head, the 500 left out
+    answer = "Total Amount = 20 yuan/day × 109 days = 2180 yuan. So you will have **2180 yuan**."
+    fix = correction(run(T24, answer, TODAY, DAYS_109))
+    assert fix.kind == "unused" and fix.names == ("500",) and fix.needs_call
+    assert "the question gives 500" in fix.reasons
+    text = correction_text(fix, T24)
+    assert text.startswith("Not every amount the question gives has been used yet: 500.")
+    assert "2180" not in text and text.endswith(T24)  # the draft is not repeated
+    # the days alone leave both amounts out
+    assert correction(run(T24, "There are 109 days left.", TODAY, DAYS_109)).names == ("20", "500")
+
+
+def test_amounts_used_in_a_call_or_in_the_answer_need_nothing():
+    worked = run(T24, "还有109天，一共有2680元。", TODAY, DAYS_109,
+                 ("calculator", {"expression": "20 * 109 + 500"}, "2680"))
+    assert correction(worked) is None and grade(worked).ok
+    # the seed's savings answered in the head, right: 1530 = 306 × 5 uses the 5
+    seed = run(SAVINGS, "还有306天，一共能存1530元。", TODAY,
+               ("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}, "306"))
+    assert grade(seed).ok
+    # a date's digits are not the question's amounts: "03" in 2026-03-01 is not "3 pages"
+    pages = run("How many days are left until 2026-12-31? If I read 3 pages a day, how many pages?",
+                "You will have read 0 pages by then.", TODAY,
+                ("days_between", {"date1": "2026-03-01", "date2": "2026-12-31"}, "305"))
+    assert correction(pages).names == ("3",)

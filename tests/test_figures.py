@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reactlab.figures import (
@@ -15,6 +15,7 @@ from reactlab.figures import (
     is_rounding,
     normalise,
     unsupported_figures,
+    unused_givens,
     wrong_sums,
 )
 from reactlab.runlog import RunResult, Step, ToolCallRecord
@@ -141,3 +142,15 @@ def test_a_number_not_in_the_run_and_not_derivable_is_unsupported(obs, question,
     r = run("问题 " + " ".join(map(str, question)),
             ("calculator", {"expression": "1+1"}, " ".join(map(str, obs))))
     assert unsupported_figures(f"答案是{figure}。", r) == [figure]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=80), st.text(max_size=80),
+       st.dictionaries(st.sampled_from(["expression", "date1", "n"]), st.text(max_size=20),
+                       max_size=2))
+def test_unused_givens_never_raises_and_names_only_question_figures(question, answer, args):
+    run = RunResult(question, answer, "final",
+                    steps=[Step(1, "action", tool_calls=[ToolCallRecord("calculator", args, "42")])])
+    out = unused_givens(run)
+    assert set(out) <= set(figures(question))
+    assert unused_givens(RunResult(question, answer, "final", steps=[])) == []  # no tool answered
