@@ -14,7 +14,8 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
 - arithmetic the answer writes out, a mean or a sum it calls a difference ("相差778.065"
   after `calculator("(67.92 + 1488.21) / 2")`), a comparison's size that is not the gap
   between the two readings ("广州比北京高1.8°C" after 24.2 and 23.4), and the expected facts
-  where the caller knows them;
+  where the caller knows them; a mean that is neither the mean of the fetched readings nor a
+  calculator result ("三地的平均气温是 21°C" after 23.4, 19.8 and 24.2);
 - amounts the question gives that nothing uses once a tool has answered ("再加上已有的 500 元"
   answered "2180元", 20 × 109): `figures.unused_givens` (skipped when the answer states every
   expected figure).
@@ -181,6 +182,45 @@ def wrong_differences(answer: str | None, result: RunResult) -> list[str]:
                        f"the tool results give {claimed} {mine} and {others[0]} {theirs}: a gap "
                        f"of {gap.normalize():f}")
     return out
+
+
+# a figure the answer calls a mean: "平均气温是 21°C", "The average humidity of the four cities
+# (天津, 青岛, 哈尔滨, 昆明) is 48%"
+_MEAN = re.compile(r"(?:平均|均值|(?i:\baverage\b|\bmean\b))[^\d。;；\n]{0,60}?(\d+(?:\.\d+)?)")
+
+
+def wrong_means(answer: str | None, result: RunResult) -> list[str]:
+    """Means the answer states that are neither the mean of the fetched readings of the names
+    the question asks about (every one fetched, two or more) nor a calculator result.
+
+    Example: after 北京 23.4, 上海 19.8 and 广州 24.2 °C, "三地的平均气温是 21°C" ->
+             ['the answer gives 21 as the mean, but the mean of the fetched readings
+             (23.4, 19.8, 24.2) is 22.47']
+    """
+    subs = claims.subjects(result)
+    known = claims.names(subs)
+    asked = list(dict.fromkeys(n for _, _, n in claims.mentions(result.question or "", known)))
+    if len(asked) < 2 or any(n not in subs for n in asked):
+        return []
+    computed = [value(f) for s in result.steps or [] for c in s.tool_calls or []
+                if c.name == "calculator" and not c.error for f in figures(c.observation)[:1]]
+    q = claims.quantity(result.question or "")
+    readings = [claims.reading(subs[n], q) for n in asked]
+    if q is None or None in readings:
+        return []
+    mean = sum(readings) / len(readings)
+    out = []
+    text = normalise(answer or "")
+    for m in _MEAN.finditer(text):
+        # the rest of the sentence: "Average: \(\frac{67.4}{3} = 22.47°C\)" states 22.47
+        rest = re.split(r"[。;；\n]|\.(?:\s|$)", text[m.start(1):m.start(1) + 120])[0]
+        if any(is_rounding(got, mean) or any(is_rounding(got, v) for v in computed)
+               for got in map(value, figures(rest) or [m.group(1)])):
+            continue
+        out.append(f"the answer gives {m.group(1)} as the mean, but the mean of the fetched "
+                   f"readings ({', '.join(f'{r:f}' for r in readings)}) is "
+                   f"{round(float(mean), 2):g}")
+    return list(dict.fromkeys(out))
 
 
 def wrote_own_observation(result: RunResult) -> bool:
@@ -356,7 +396,8 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         problems.append(("wrong_answer", (f"the question gives {', '.join(unused)}, and neither "
                                           f"the answer nor any tool call uses "
                                           f"{'it' if len(unused) == 1 else 'them'}")))
-    misnamed, gaps = misnamed_differences(answer, result), wrong_differences(answer, result)
+    misnamed = misnamed_differences(answer, result)
+    gaps = wrong_differences(answer, result) + wrong_means(answer, result)
     problems += [("wrong_answer", (f"the answer calls {fig} a difference, but the calculator "
                                    f"computed it as {expr}, which subtracts nothing"))
                  for fig, expr in misnamed]

@@ -14,6 +14,7 @@ from reactlab.grader import (
     comparison_problem,
     grade,
     unsupported_figures,
+    wrong_means,
     wrote_own_observation,
 )
 from reactlab.runlog import STATUSES, RunResult, Step, ToolCallRecord
@@ -373,3 +374,36 @@ def test_a_latex_sum_is_read_whole():
               "\\(\\frac{67.4}{3} = 22.47°C\\)")
     assert wrong_sums(answer) == []
     assert wrong_sums("\\(23.4 + 19.8 + 24.2 = 68.4°C\\)") == ["23.4 + 19.8 + 24.2 = 68.4 (is 67.4)"]
+
+
+SH = "上海: 19.8°C (feels like 19.5°C), humidity 62%"
+AVG = "北京、上海、广州三地现在的平均气温是多少？"
+
+
+def three(answer):
+    return run(AVG, answer, ("get_weather", {"location": "北京"}, BJ),
+               ("get_weather", {"location": "上海"}, SH), ("get_weather", {"location": "广州"}, GZ))
+
+
+def test_a_mean_worked_out_wrongly_in_the_head_is_caught():
+    # t25, a real ReAct answer: the three readings right, their mean "21°C" (it is 22.47)
+    v = grade(three("北京: 23.4°C, 上海: 19.8°C, 广州: 24.2°C, 三地的平均气温是 21°C."))
+    assert not v.ok and v.gaps == [("the answer gives 21 as the mean, but the mean of the "
+                                    "fetched readings (23.4, 19.8, 24.2) is 22.47")]
+    from reactlab.correction import correction
+    assert correction(three("三地的平均气温是 21°C。")).kind == "compute"
+
+
+def test_a_right_mean_passes_rounded_or_written_out():
+    assert grade(three("三地的平均气温约为22.5°C。")).ok
+    latex = ("Sum: \\(23.4 + 19.8 + 24.2 = 67.4°C\\)\n\nAverage temperature: "
+             "\\(\\frac{67.4}{3} = 22.47°C\\)")
+    assert wrong_means(latex, three(latex)) == []
+    # a name not fetched yet: the missing name is the problem, not the mean
+    assert wrong_means("平均 21°C", run(AVG, "平均 21°C", ("get_weather", {"location": "北京"}, BJ))) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=80))
+def test_wrong_means_never_raises(answer):
+    assert isinstance(wrong_means(answer, three(answer)), list)
