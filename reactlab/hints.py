@@ -32,7 +32,7 @@ feedback gives the expression with those results' figures in place
 (`calculator({"expression": "1488.21 / 67.92"})`, `prompts/inside_hint.txt`), and the next
 request requires the calculator. Once per run.
 
-After the call a date, inside or fetch hint required has run, the step's feedback is a short
+After the call a date or inside hint required has run, the step's feedback is a short
 note instead (`done_note`, `prompts/hint_done.txt`): that call has run, do not make it again, go
 on with the question. Without it the hint's "Make that call now" stays the last thing a native
 request says, and the 1.5B made the call again until the loop detector stopped it.
@@ -268,8 +268,8 @@ def inside_hint(steps: list[Step]) -> tuple[str, str] | None:
 
 
 def done_note(question: str, steps: list[Step]) -> str | None:
-    """The note after the call a date, inside or fetch hint required has run: its result is in,
-    do not make it again, go on with the question. None otherwise.
+    """The note after the call a date or inside hint required has run: its result is in, do
+    not make it again, go on with the question. None otherwise, and after a fetch hint.
 
     Measured on native calls: the hint is the last user message, so after the hinted call's
     result the model read "Make that call now" again and repeated the call until the loop
@@ -281,8 +281,9 @@ def done_note(question: str, steps: list[Step]) -> str | None:
     """
     if len(steps) < 2 or not steps[-2].require_call:
         return None
-    if not any(e.startswith((EVENT, INSIDE_EVENT, FETCH_EVENT)) for e in steps[-2].events):
-        return None
+    if not any(e.startswith((EVENT, INSIDE_EVENT)) for e in steps[-2].events):
+        return None  # not after a fetch hint: measured, the restated question made the
+        # native model start over and fetch everything again (t29, t45 of the fifth round)
     for c in steps[-1].tool_calls:
         if c.name == steps[-2].require_call and not c.error:
             args = json.dumps(c.arguments, ensure_ascii=False) if isinstance(
