@@ -10,10 +10,8 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
   request requires a tool call);
 - `compute`: a figure no tool result or calculation gives (arithmetic done in the head), or
   a comparison whose size is not the gap between the readings ("广州比北京高1.8°C" after 24.2
-  and 23.4) → compute it with the calculator (the next request requires a tool call);
-- `unused`: an amount the question gives that neither the answer nor any call uses ("再加上已有的
-  500 元" answered "2180元", 20 × 109) → compute with the calculator from the results and that
-  amount (the next request requires a tool call);
+  and 23.4), or a mean that is not the readings' mean ("平均气温是 21°C" after 23.4, 19.8 and
+  24.2) → compute it with the calculator (the next request requires a tool call);
 - `difference`: a mean or a sum called a difference ("相差778.065" after
   `calculator("(67.92 + 1488.21) / 2")`) → compute the difference with the calculator (the
   next request requires a tool call);
@@ -24,7 +22,9 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
   then answer again with all of them (no call needed).
 
 Anything else the grader rejects gets no correction: the guard lets the answer stand (its
-verdict still says ✘). Deliberately NOT here: deciding how often to correct (`guards`), the
+verdict still says ✘). Among them an amount of the question left unused ("193" for "每天存 10
+元，一共能存多少钱", `figures.unused_givens`): measured, asked for the calculator with that
+amount, the 1.5B wrote `193 + 10 * 10` (3 native runs, none solved). Deliberately NOT here: deciding how often to correct (`guards`), the
 wording of the messages (`prompts/grounding_*.txt`), or judging the answer (`grader`).
 Introduced in notebook 07 (guards).
 """
@@ -38,13 +38,13 @@ from reactlab.figures import figures
 from reactlab.grader import grade, skipped
 from reactlab.runlog import RunResult
 
-KINDS = ("missing", "compute", "unused", "difference", "fact", "cover")
+KINDS = ("missing", "compute", "difference", "fact", "cover")
 
 
 @dataclass(frozen=True)
 class Correction:
     """kind: one of KINDS; reasons: the grader's verdict, for the run's log; names: what to
-    fetch (missing), the question's unused amounts (unused) or what the answer left out (cover); fact: the checked fact, in words
+    fetch (missing) or what the answer left out (cover); fact: the checked fact, in words
     (difference, fact), or every asked name's reading (cover).
 
     Example: Correction("fact", 'the answer says 北京 is "冷" …', fact='上海 19.8 and 北京 23.4 '
@@ -59,7 +59,7 @@ class Correction:
     @property
     def needs_call(self) -> bool:
         """True when the fix is a tool call: the next request should require one."""
-        return self.kind in ("missing", "compute", "unused", "difference")
+        return self.kind in ("missing", "compute", "difference")
 
 
 def correction(result: RunResult) -> Correction | None:
@@ -86,8 +86,6 @@ def correction(result: RunResult) -> Correction | None:
         return Correction("missing", reasons, names=tuple(missing))
     if verdict.unsupported or verdict.gaps:
         return Correction("compute", reasons)  # a figure from nowhere, or a gap misjudged
-    if verdict.unused:
-        return Correction("unused", reasons, names=tuple(verdict.unused))
     for fig, expr in verdict.misnamed:
         return Correction("difference", reasons, fact=f"{fig} is {expr}")
     if found and found.winner:

@@ -244,9 +244,6 @@ def correction_text(fix: Correction, question: str) -> str:
         return render_template("grounding_difference", fact=fix.fact, question=question)
     if fix.kind == "fact":
         return render_template("grounding_fact", fact=fix.fact, question=question)
-    if fix.kind == "unused":
-        return render_template("grounding_unused", figures=", ".join(fix.names),
-                               question=question)
     if fix.kind == "cover":
         return render_template("grounding_cover", fact=fix.fact, names=", ".join(fix.names),
                                question=question)

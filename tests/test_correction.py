@@ -160,17 +160,18 @@ TODAY = ("get_today", {}, "2026-03-01 (Sunday, 星期日)")
 DAYS_109 = ("days_between", {"date1": "2026-03-01", "date2": "2026-06-18"}, "109")
 
 
-def test_an_amount_the_question_gives_and_the_answer_leaves_out_goes_to_the_calculator():
-    # t24 of the suite, a real native answer: 20 × 109 = 2180 worked in the head, the 500 left out
+def test_an_amount_the_question_leaves_unused_is_a_cross_but_gets_no_correction():
+    # t24 of the suite, a real native answer: 20 × 109 = 2180 worked in the head, the 500 left
+    # out. Measured: asked for the calculator with the unused amount, the 1.5B wrote
+    # "193 + 10 * 10" (3 native runs, none solved), so the answer stands with its ✘.
     answer = "Total Amount = 20 yuan/day × 109 days = 2180 yuan. So you will have **2180 yuan**."
-    fix = correction(run(T24, answer, TODAY, DAYS_109))
-    assert fix.kind == "unused" and fix.names == ("500",) and fix.needs_call
-    assert "the question gives 500" in fix.reasons
-    text = correction_text(fix, T24)
-    assert text.startswith("Not every amount the question gives has been used yet: 500.")
-    assert "2180" not in text and text.endswith(T24)  # the draft is not repeated
+    r = run(T24, answer, TODAY, DAYS_109)
+    v = grade(r)
+    assert not v.ok and v.unused == ["500"]
+    assert "the question gives 500, and neither the answer nor any tool call uses it" in str(v)
+    assert correction(r) is None
     # the days alone leave both amounts out
-    assert correction(run(T24, "There are 109 days left.", TODAY, DAYS_109)).names == ("20", "500")
+    assert grade(run(T24, "There are 109 days left.", TODAY, DAYS_109)).unused == ["20", "500"]
 
 
 def test_amounts_used_in_a_call_or_in_the_answer_need_nothing():
@@ -185,4 +186,4 @@ def test_amounts_used_in_a_call_or_in_the_answer_need_nothing():
     pages = run("How many days are left until 2026-12-31? If I read 3 pages a day, how many pages?",
                 "You will have read 0 pages by then.", TODAY,
                 ("days_between", {"date1": "2026-03-01", "date2": "2026-12-31"}, "305"))
-    assert correction(pages).names == ("3",)
+    assert grade(pages).unused == ["3"]
