@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reactlab.server.more_calls import OPEN, grounded, question_text
+from reactlab.server.more_calls import OPEN, PREFILL, grounded, question_text
 from reactlab.server.replay import ReplayEngine, serve_replay
 from reactlab.streaming import ToolCallAccumulator
 
@@ -26,9 +26,10 @@ MODEL = "qwen2.5-coder-1.5b-instruct"
 TWO = [{"role": "user", "content": "北京和广州今天天气怎么样？"}]
 ONE = [{"role": "user", "content": "北京今天天气怎么样？"}]
 BJ = '<tool_call>\n{"name": "get_weather", "arguments": {"location": "北京"}}\n</tool_call>'
-GZ = '{"name": "get_weather", "arguments": {"location": "广州"}}\n'
-SH = '{"name": "get_weather", "arguments": {"location": "上海"}}\n'
-BJ_AGAIN = '{"name": "get_weather", "arguments": {"location": "北京"}}\n'
+# what the model writes in an opened call, after the server's PREFILL ('{"name": "')
+GZ = 'get_weather", "arguments": {"location": "广州"}}\n'
+SH = 'get_weather", "arguments": {"location": "上海"}}\n'
+BJ_AGAIN = 'get_weather", "arguments": {"location": "北京"}}\n'
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def test_a_second_city_the_question_names_is_called_too(shared, stream):
     # the model's first reply, then what it writes in each opened <tool_call>: 广州, then 北京 again
     calls, engine = ask(shared, [BJ, GZ, BJ_AGAIN], TWO, stream)
     assert calls == ["北京", "广州"]
-    assert engine.calls[1]["prompt"].endswith(BJ + "\n" + OPEN)
+    assert engine.calls[1]["prompt"].endswith(BJ + "\n" + OPEN + PREFILL)
     assert "</tool_call>" in engine.calls[1]["stop"] and len(engine.calls) == 3  # a repeat ends it
 
 
@@ -89,7 +90,7 @@ def test_the_cap_on_calls_bounds_the_opened_calls(shared):
     cities = ["上海", "深圳", "杭州", "成都", "南京", "武汉", "西安", "重庆", "天津", "青岛"]
     question = [{"role": "user", "content": "、".join(["北京", *cities]) + "的天气？"}]
     script = [BJ, *(json.dumps({"name": "get_weather", "arguments": {"location": c}},
-                               ensure_ascii=False) for c in cities)]
+                               ensure_ascii=False).removeprefix(PREFILL) for c in cities)]
     calls, engine = ask(shared, script, question)
     assert 1 < len(calls) == len(engine.calls) <= 8  # the server's default cap
 

@@ -202,15 +202,17 @@ class Turn:
         earlier, text = [c.arguments for c in first], g.text.rstrip()
         question = more_calls.question_text(r.messages)
         while len(keys) < self.max_tool_calls:
-            c = self.engine.generate(self.prompt + text + "\n" + more_calls.OPEN,
+            c = self.engine.generate(self.prompt + text + "\n" + more_calls.OPEN
+                                     + more_calls.PREFILL,
                                      max_tokens=min(r.max_tokens, more_calls.MAX_TOKENS),
                                      temperature=r.temperature, top_p=r.top_p, seed=r.seed,
                                      stop=[more_calls.CLOSE, TOOL_RESPONSE],
                                      cache_prompt=r.cache_prompt)
             self._usage_so_far[0] += c.prompt_tokens
             self._usage_so_far[1] += c.completion_tokens
-            found = parse_tool_calls(more_calls.wrap(c.text), names).calls
-            opened = {"model_wrote": c.text, "finish_reason": c.finish_reason, "kept": False}
+            body = more_calls.PREFILL + c.text
+            found = parse_tool_calls(more_calls.wrap(body), names).calls
+            opened = {"model_wrote": body, "finish_reason": c.finish_reason, "kept": False}
             self.opened.append(opened)
             if c.finish_reason != "stop" or len(found) != 1:
                 opened["why"] = "not one complete call"
@@ -222,7 +224,7 @@ class Turn:
             if not more_calls.grounded(call.arguments, earlier, question):
                 opened["why"] = "a value in it is neither in an earlier call nor in the question"
                 break
-            piece = more_calls.wrap(c.text)
+            piece = more_calls.wrap(body)
             opened.update(kept=True, why="a new call; its new values are in the question")
             text += piece
             on_text(piece)

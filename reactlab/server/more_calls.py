@@ -28,6 +28,9 @@ import json
 from typing import Any
 
 OPEN = "<tool_call>\n"
+# written after OPEN too: with only the tag opened, the 1.5B ends its turn at once (BFCL's
+# parallel cases: an empty reply in the opened tag), so the call's first key is written for it
+PREFILL = '{"name": "'
 CLOSE = "</tool_call>"
 MAX_QUESTION = 20_000  # characters of the last user message compared against (a bound)
 MAX_TOKENS = 256  # per opened call
@@ -92,4 +95,4 @@ def wrap(body: str) -> str:
     return "\n" + OPEN + body.strip() + "\n" + CLOSE
 
 
-__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "grounded", "question_text", "wrap"]
+__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "grounded", "question_text", "wrap"]
