@@ -469,13 +469,12 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # told "your answer says 北京 is colder, but 北京 23.4 > 上海 19.8", this 1.5B model repeated its
 # draft or went silent; given only the checked fact after the tool results, it answered right
 # in three cases out of three. So the model reads a *correction* instead
-# (`reactlab.correction`), one of six kinds:
+# (`reactlab.correction`), one of five kinds:
 #
 # | correction | when | the next request |
 # |---|---|---|
 # | missing | a name the question asks about has no tool result | must make a tool call (`tool_choice="required"`; text ReAct on reactlab's server: a JSON schema that allows only an Action) |
 # | compute | a figure that no tool result or calculation gives, or a mean that is not the mean of the readings | must make a tool call: the calculator |
-# | unused | an amount the question gives that nothing uses ("再加上已有的 500 元" answered "2180元") | must make a tool call: the calculator, with that amount |
 # | difference | a mean or a sum called a difference (相差, higher by) | what the calculator computed, then a tool call: the difference |
 # | fact | a backwards comparison, or one name given another's figures | the checked fact, then a new answer |
 # | cover | one asked name's figures given, another fetched name left out | every asked name's reading, then a new answer |
@@ -503,13 +502,12 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # %% [markdown] lang="zh-CN"
 # ## 6. 把评分器当护栏
 #
-# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。评分器拒绝的草稿不会被接受——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分六种：
+# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。评分器拒绝的草稿不会被接受——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分五种：
 #
 # | 更正 | 何时 | 下一次请求 |
 # |---|---|---|
 # | missing（缺数据） | 问题问到的某个名字没有工具结果 | 必须调用工具（`tool_choice="required"`；在 reactlab 自己的服务器上，文本 ReAct 用一个只允许 Action 的 JSON schema） |
 # | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；或者说出的平均数不是读数的平均 | 必须调用工具：计算器 |
-# | unused（没用上） | 问题给出的某个数额没有被用到（“再加上已有的 500 元”却答“2180元”） | 必须调用工具：带上这个数额的计算器 |
 # | difference（不是差） | 把平均数或总和说成了差（相差、高多少） | 说明计算器算的是什么，然后必须调用工具：算差 |
 # | fact（核对事实） | 比较方向反了，或者把一个名字的数字安到了另一个名字上 | 给出核对过的事实，再重新作答 |
 # | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字 | 给出每个名字的读数，再重新作答 |
