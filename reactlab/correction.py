@@ -34,8 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reactlab import claims
-from reactlab.figures import figures
-from reactlab.grader import grade, skipped
+from reactlab.grader import grade
 from reactlab.runlog import RunResult
 
 KINDS = ("missing", "compute", "difference", "fact", "cover")
@@ -93,7 +92,7 @@ def correction(result: RunResult) -> Correction | None:
     for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
         return Correction("fact", reasons,
                           fact=f"{owner}'s own tool result says {subs[owner].gist()}")
-    if left := skipped(asked, list(figures(answer)), wrong_owner, subs):
+    if left := verdict.skipped:
         readings = "; ".join(f"{n}: {subs[n].gist()}" for n in asked if n in subs)
         return Correction("cover", reasons, names=tuple(left), fact=readings)
     return None

@@ -84,6 +84,7 @@ class Verdict:
     misnamed: list[tuple[str, str]] = field(default_factory=list)  # misnamed_differences
     gaps: list[str] = field(default_factory=list)  # wrong_differences
     unused: list[str] = field(default_factory=list)  # unused_givens: the question's amounts
+    skipped: list[str] = field(default_factory=list)  # skipped: fetched names given no figure
 
     def __str__(self) -> str:
         return f"verdict: {'✔' if self.ok else '✘'} " + "; ".join(self.reasons)
@@ -304,7 +305,7 @@ def _invention(result: RunResult, stated: list[str], unsupported: list[str], unm
     return out
 
 
-def _coverage(parts: list[str], unmet: list[str], stated: list[str], wrong_owner: list,
+def _coverage(unmet: list[str], stated: list[str], wrong_owner: list, left: list[str],
               subs: dict[str, Subject]) -> list[tuple[str, str]]:
     """Parts never fetched; and, when the answer states one part's figures, parts it skips."""
     # as in the benchmark: a missing part is "incomplete" only when the answer states figures
@@ -315,7 +316,7 @@ def _coverage(parts: list[str], unmet: list[str], stated: list[str], wrong_owner
            for p in unmet if p not in owners]
     out += [("wrong_answer", (f"the answer gives no figure for {p} (its tool result: "
                               f"{subs[p].gist()})"))
-            for p in skipped(parts, stated, wrong_owner, subs)]
+            for p in left]
     return out
 
 
@@ -378,7 +379,8 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
 
     problems = [status] if (status := _status(result)) else []  # (mode, reason), in order
     problems += _invention(result, stated, unsupported, unmet, wrong_owner, subs)
-    problems += _coverage(parts, unmet, stated, wrong_owner, subs)
+    left = skipped(parts, stated, wrong_owner, subs)
+    problems += _coverage(unmet, stated, wrong_owner, left, subs)
     fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
     if fetched and not stated and not claims.mentions(answer, known) and not problems \
             and not _quotes(answer, passages):
@@ -410,4 +412,4 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         return Verdict(True, [why], [], None)
     mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
     return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode,
-                   misnamed, gaps, unused)
+                   misnamed, gaps, unused, left)
