@@ -34,6 +34,7 @@ _SUBJECT = re.compile(r"^\s*([^\s\d:：(（\[{][^:：(（\[{\n]{0,24}?)\s*[:：(
 # a full stop ends a sentence, except inside "67.92" or "600600.SH"
 _SENTENCE = re.compile(r"[。！？!?\n]+|\.(?![\dA-Za-z])\s*")
 _CLAUSE = re.compile(r"[，,；;：:、]")
+_ERROR_PREFIX = re.compile(r"^(?:\s*(?:Error|[\w.]+ failed|\w*Error|\w*Exception)\s*:\s*)+")
 
 
 # the bundled teaching data: (file, the key of its names, the tool whose result covers them)
@@ -209,6 +210,76 @@ def misattributed(answer: str, result: RunResult, subs: dict[str, Subject],
             if owners:
                 found.append((whose, fig, owners))
     return found
+
+
+def failed_lookups(result: RunResult, subs: dict[str, Subject]) -> dict[str, str]:
+    """name -> the error of its lookup, for a name every lookup of which failed: the string
+    argument of a call that raised (an unknown stock, a tool down for good), when no successful
+    result is about that name. A call held back ("Not run: …") is not a lookup.
+
+    Example: get_closing_price("宁德时代") -> "Error: … no closing price for '宁德时代'. …"
+             -> {"宁德时代": "no closing price for '宁德时代'"}
+    """
+    fetched = {_key(s) for sub in subs.values() for s in sub.spellings | {sub.name}}
+    out: dict[str, str] = {}
+    for step in result.steps or []:
+        for call in step.tool_calls or []:
+            obs = (call.observation or "").strip()
+            if not call.error or obs.startswith("Not run") or not isinstance(call.arguments, dict):
+                continue
+            why = _ERROR_PREFIX.sub("", obs)  # "Error: get_closing_price failed: ValueError: "
+            why = re.split(r"(?<=[.。])\s", why, maxsplit=1)[0].rstrip(".。")[:80]
+            for arg in call.arguments.values():
+                name = arg.strip() if isinstance(arg, str) else ""
+                if 2 <= len(name) <= 30 and not re.search(r"[\d{}\"]", name) \
+                        and _key(name) not in fetched:
+                    out.setdefault(name, why)
+    return out
+
+
+def unfetched(answer: str, result: RunResult, subs: dict[str, Subject],
+              known: dict[str, set[str]]) -> list[tuple[str, str, str]]:
+    """(name, figure, error): a figure the answer gives a name whose lookup failed, when the
+    question does not give it. A calculation does not make it that name's reading:
+    "青岛啤酒和宁德时代的收盘价分别是67.92和33.96" after get_closing_price("宁德时代") failed and
+    calculator("(67.92 + 0) / 2") -> [("宁德时代", "33.96", "no closing price for '宁德时代'")]
+
+    A clause's figures go to the nearest name before them; names listed first and figures after
+    ("A and B were x and y", "A、B分别是x和y") are paired in order.
+    """
+    failed = failed_lookups(result, subs)
+    if not failed:
+        return []
+    text = normalise(answer)
+    table = {n: set(s) for n, s in known.items()}
+    # a failed spelling joined to a known name; none when that name's data came back under
+    # another spelling ("Tsingtao Brewery" timed out, then "青岛啤酒" answered)
+    homes = {h: n for n in failed if (h := home(n, table)) not in subs}
+    given = Pool({value(f) for f in figures(result.question or "")})
+    said, spans_ = mentions(text, table), figure_spans(text)
+    found = []
+    for sent in spans(_SENTENCE, text):
+        named = [(a, n) for a, _, n in said if sent[0] <= a < sent[1]]
+        figs = [(a, f) for a, _, f in spans_ if sent[0] <= a < sent[1]]
+        if not named or not figs or not any(n in homes for _, n in named):
+            continue
+        if len(named) > 1 and len(figs) == len(named) and figs[0][0] > named[-1][0]:
+            pairs = [(n, f) for (_, n), (_, f) in zip(named, figs, strict=True)]
+        else:  # each figure belongs to the last name before it in its clause
+            pairs = []
+            for start, end, _ in clauses(text[sent[0]:sent[1]]):
+                start, end = start + sent[0], end + sent[0]
+                owner = None
+                for a, kind, item in sorted([(a, 0, n) for a, n in named if start <= a < end]
+                                            + [(a, 1, f) for a, f in figs if start <= a < end]):
+                    if kind == 0:
+                        owner = item
+                    elif owner is not None:
+                        pairs.append((owner, item))
+        for n, f in pairs:
+            if n in homes and not given.supports(value(f)):
+                found.append((homes[n], f, failed[homes[n]]))
+    return list(dict.fromkeys(found))
 
 
 # --- comparisons --------------------------------------------------------------------------

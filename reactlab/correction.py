@@ -15,7 +15,8 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
 - `difference`: a mean or a sum called a difference ("相差778.065" after
   `calculator("(67.92 + 1488.21) / 2")`) → compute the difference with the calculator (the
   next request requires a tool call);
-- `fact`: the comparison is backwards, or one name was given another's figures → the checked
+- `fact`: the comparison is backwards, or one name was given another's figures, or a name
+  whose lookup failed was given a figure (a calculation on another name's price) → the checked
   fact, then answer again (no call needed);
 - `cover`: the answer gives one name's figures and leaves another fetched name out ("长沙的湿度
   更低，为69%" when the question asks for both cities' humidity) → every asked name's reading,
@@ -83,6 +84,11 @@ def correction(result: RunResult) -> Correction | None:
         missing += [n for n in found.missing if n not in missing]
     if missing:
         return Correction("missing", reasons, names=tuple(missing))
+    for name in dict.fromkeys(n for n, _, _ in verdict.unfetched):
+        why = next(w for n, _, w in verdict.unfetched if n == name)
+        return Correction("fact", reasons, fact=(f"the lookup for {name} failed ({why}), so "
+                                                 f"there is no figure for {name}: say it was "
+                                                 "not found and give it no figure"))
     if verdict.unsupported or verdict.gaps:
         return Correction("compute", reasons)  # a figure from nowhere, or a gap misjudged
     for fig, expr in verdict.misnamed:

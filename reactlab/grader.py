@@ -85,6 +85,8 @@ class Verdict:
     gaps: list[str] = field(default_factory=list)  # wrong_differences
     unused: list[str] = field(default_factory=list)  # unused_givens: the question's amounts
     skipped: list[str] = field(default_factory=list)  # skipped: fetched names given no figure
+    # claims.unfetched: (name, figure, error) for a figure given a name whose lookup failed
+    unfetched: list[tuple[str, str, str]] = field(default_factory=list)
 
     def __str__(self) -> str:
         return f"verdict: {'✔' if self.ok else '✘'} " + "; ".join(self.reasons)
@@ -376,9 +378,16 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     unmet = [p for p in parts if p not in subs
              and not any(claims.mentions(text, {p: known.get(p, {p})}) for text in passages)]
     wrong_owner = claims.misattributed(answer, result, subs, known)
+    # a figure for a name whose lookup failed, unless it is already unsupported (said once)
+    lost = [u for u in claims.unfetched(answer, result, subs, known) if u[1] not in unsupported]
 
     problems = [status] if (status := _status(result)) else []  # (mode, reason), in order
     problems += _invention(result, stated, unsupported, unmet, wrong_owner, subs)
+    for name in dict.fromkeys(n for n, _, _ in lost):
+        figs = ", ".join(dict.fromkeys(f for n, f, _ in lost if n == name))
+        why = next(w for n, _, w in lost if n == name)
+        problems.append(("invented_data", (f"the lookup for {name} failed ({why}), yet the "
+                                           f"answer gives {name} {figs}")))
     left = skipped(parts, stated, wrong_owner, subs)
     problems += _coverage(unmet, stated, wrong_owner, left, subs)
     fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
@@ -412,4 +421,4 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         return Verdict(True, [why], [], None)
     mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
     return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode,
-                   misnamed, gaps, unused, left)
+                   misnamed, gaps, unused, left, lost)

@@ -187,3 +187,13 @@ def test_amounts_used_in_a_call_or_in_the_answer_need_nothing():
                 "You will have read 0 pages by then.", TODAY,
                 ("days_between", {"date1": "2026-03-01", "date2": "2026-12-31"}, "305"))
     assert grade(pages).unused == ["3"]
+
+
+def test_a_figure_for_a_stock_not_found_gets_the_failed_lookup_as_the_fact():
+    from test_grader import catl
+    r = catl("青岛啤酒和宁德时代的收盘价分别是67.92 CNY和33.96 CNY。",
+             ("calculator", {"expression": "(67.92 + 0) / 2"}, "33.96"))
+    c = correction(r)
+    assert c.kind == "fact" and not c.needs_call
+    assert "the lookup for 宁德时代 failed" in c.fact and "give it no figure" in c.fact
+    assert "33.96" not in correction_text(c, r.question)  # the draft's figure is not repeated

@@ -407,3 +407,78 @@ def test_a_right_mean_passes_rounded_or_written_out():
 @given(st.text(max_size=80))
 def test_wrong_means_never_raises(answer):
     assert isinstance(wrong_means(answer, three(answer)), list)
+
+
+# --- a figure for a name whose lookup failed (claims.unfetched) ------------------------------
+
+NO_CATL = ("Error: get_closing_price failed: ValueError: no closing price for '宁德时代'. Known "
+           "stocks: 青岛啤酒 (600600), 贵州茅台 (600519). Ask for one stock per call.")
+NO_PINGAN = ("Error: get_closing_price failed: ValueError: no closing price for 'Ping An "
+             "Insurance'. Known stocks: 青岛啤酒 (600600), 贵州茅台 (600519). Ask for one stock "
+             "per call.")
+
+
+def catl(answer, *more):
+    return run("青岛啤酒和宁德时代的收盘价分别是多少？", answer,
+               ("get_closing_price", {"name": "青岛啤酒"}, QD),
+               ("get_closing_price", {"name": "宁德时代"}, NO_CATL, True), *more)
+
+
+def test_a_calculated_price_for_a_stock_that_was_not_found_is_invented():
+    # the real ReAct run (suite task t60): a "price" for 宁德时代 computed from 青岛啤酒's
+    v = grade(catl("青岛啤酒和宁德时代的收盘价分别是67.92 CNY和33.96 CNY。",
+                   ("calculator", {"expression": "(67.92 + 0) / 2"}, "33.96")))
+    assert not v.ok and v.mode == "invented_data"
+    assert v.unfetched == [("宁德时代", "33.96", "no closing price for '宁德时代'")]
+    assert "the lookup for 宁德时代 failed (no closing price for '宁德时代')" in str(v)
+
+
+def test_names_listed_then_figures_pair_in_order_in_english_too():
+    # the real native run (t61): "A and B were x and y, respectively", B's lookup failed
+    r = run("What were the closing prices of Kweichow Moutai and Ping An Insurance?",
+            "The closing prices of Kweichow Moutai and Ping An Insurance were 1488.21 CNY and "
+            "2976.42 CNY, respectively.",
+            ("get_closing_price", {"name": "Kweichow Moutai"}, MT),
+            ("get_closing_price", {"name": "Ping An Insurance"}, NO_PINGAN, True),
+            ("calculator", {"expression": "1488.21 + 1488.21"}, "2976.42"))
+    v = grade(r)
+    assert not v.ok and [(n, f) for n, f, _ in v.unfetched] == [("Ping An Insurance", "2976.42")]
+
+
+@pytest.mark.parametrize("answer", [
+    "青岛啤酒的收盘价是67.92元；宁德时代未搜到该股票。",
+    "宁德时代：未搜到该股票。青岛啤酒：67.92元。",
+    "青岛啤酒 67.92 元，宁德时代没有查到。",
+    "The closing price of 青岛啤酒 is 67.92 CNY; 宁德时代 was not found.",
+])
+def test_saying_the_stock_was_not_found_passes(answer):
+    v = grade(catl(answer))
+    assert v.ok and v.unfetched == [], str(v)
+
+
+def test_a_lookup_that_failed_once_then_came_back_is_not_lost():
+    # a flaky tool: the retry's result is the name's reading
+    r = run("广州现在多少度？", "广州现在24.2°C。",
+            ("get_weather", {"location": "广州"}, ("Error: get_weather failed: TimeoutError: "
+             "the weather service timed out; try again."), True),
+            ("get_weather", {"location": "广州"}, GZ))
+    assert grade(r).ok
+
+
+def test_a_held_back_call_is_not_a_lookup_and_a_question_figure_is_given():
+    r = run("宁德时代的收盘价是多少？买 100 股要多少钱？", "宁德时代未搜到，100 股无法计算。",
+            ("get_closing_price", {"name": "宁德时代"}, NO_CATL, True),
+            ("calculator", {"expression": "100 * 33"}, ("Not run: calculator was given 33, which "
+             "neither the question nor any tool result has given."), True))
+    v = grade(r)
+    assert v.unfetched == [] and v.ok, str(v)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_text)
+def test_unfetched_never_raises_on_any_answer(answer):
+    from reactlab import claims
+    r = catl(answer, ("calculator", {"expression": "(67.92 + 0) / 2"}, "33.96"))
+    subs = claims.subjects(r)
+    for name, fig, why in claims.unfetched(answer, r, subs, claims.names(subs)):
+        assert name == "宁德时代" and fig in claims.normalise(answer) and why
