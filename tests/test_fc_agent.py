@@ -607,7 +607,11 @@ def test_savings_question_on_the_real_model(local_conn, monkeypatch):
     from reactlab.tools import default_registry
 
     monkeypatch.setenv("REACTLAB_TODAY", "2026-03-01")
-    r = run_function_calling(SAVINGS_QUESTION, tools=default_registry(), conn=local_conn,
+    # Only the three tools the question needs: the prompt stays short (the checks below are
+    # about the record, not about picking among many tools; notebook 05 shows the full set).
+    course = default_registry()
+    tools = ToolRegistry([course.get(n) for n in ("get_today", "days_between", "calculator")])
+    r = run_function_calling(SAVINGS_QUESTION, tools=tools, conn=local_conn,
                              max_steps=6, max_tokens=256)
     print("\n".join(format_step(s) for s in r.steps))
     print("status:", r.status, "| answer:", r.answer, "| usage:", r.usage)
@@ -615,7 +619,10 @@ def test_savings_question_on_the_real_model(local_conn, monkeypatch):
     assert r.steps and r.steps[0].number == 1
     assert [s.number for s in r.steps] == list(range(1, len(r.steps) + 1))
     for step in r.steps:
-        assert step.kind in ("action", "final", "empty", "final_request")
+        # every kind a native step can take (runlog.Step); a plan without a call is a
+        # parse_error fed back, a rejected draft an ungrounded step
+        assert step.kind in ("action", "final", "parse_error", "empty", "ungrounded",
+                             "final_request")
         assert step.prompt_tokens > 0 and step.latency_ms > 0
         assert (step.kind == "action") == bool(step.tool_calls)
     # every tool message answered its call id, in order, with what the record says was shown

@@ -15,7 +15,7 @@ from reactlab.guards import Guards, LoopDetector
 from reactlab.prompts import load_template
 from reactlab.react_agent import run_react
 from reactlab.runlog import STATUSES, RunResult, Step
-from reactlab.tools import ToolRegistry, tool
+from reactlab.tools import ToolRegistry, default_registry, tool
 
 EMPTY_REPLY_NUDGE = load_template("empty_reply")
 
@@ -468,7 +468,10 @@ def test_savings_question(course_tools):
 
 @pytest.mark.model
 def test_weather_task_on_the_local_model(local_conn):
-    r = run_react("北京和广州天气怎么样", conn=local_conn, max_steps=4, max_tokens=200)
+    # The one tool the question needs keeps the prompt short; the checks are about the record.
+    weather = ToolRegistry([default_registry().get("get_weather")])
+    r = run_react("北京和广州天气怎么样", tools=weather, conn=local_conn, max_steps=4,
+                  max_tokens=200)
     assert r.status in STATUSES and r.status != "error", r.error
     assert 1 <= len(r.steps) <= 5
     assert_well_formed(r)
