@@ -94,7 +94,7 @@ def correction(result: RunResult) -> Correction | None:
     for fig, expr in verdict.misnamed:
         return Correction("difference", reasons, fact=f"{fig} is {expr}")
     if found and found.winner:
-        return Correction("fact", reasons, fact=_checked(found))
+        return Correction("fact", reasons, fact=_checked(found, _as_asked(result, known)))
     for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
         return Correction("fact", reasons,
                           fact=f"{owner}'s own tool result says {subs[owner].gist()}")
@@ -104,14 +104,29 @@ def correction(result: RunResult) -> Correction | None:
     return None
 
 
-def _checked(found: claims.Contradiction) -> str:
-    """The comparison as the readings settle it. Example: '上海 19.8 and 北京 23.4
-    (temperature), so 上海 is the one that is "冷"'"""
+def _as_asked(result: RunResult, known: dict[str, set[str]]) -> dict[str, str]:
+    """name -> how the question spells it ("昆明" -> "Kunming" in an English question)."""
+    question = claims.normalise(result.question or "")
+    out: dict[str, str] = {}
+    for start, end, name in claims.mentions(question, known):
+        out.setdefault(name, question[start:end])
+    return out
+
+
+def _checked(found: claims.Contradiction, said_as: dict[str, str] | None = None) -> str:
+    """The comparison as the readings settle it, with the names spelled as the question spells
+    them (measured: told '昆明 22.1 … so 昆明 is the one that is "warmer"' after "Which is
+    warmer, Harbin or Kunming?", the 1.5B wrote "Harbin is warmer" twice more).
+
+    Example: '上海 19.8 and 北京 23.4 (temperature), so 上海 is the one that is "冷"'
+    """
+    said_as = said_as or {}
     values = sorted(found.values, key=lambda nv: nv[0] != found.winner)  # the winner first
-    listed = " and ".join(f"{n} {v}" for n, v in values)
+    listed = " and ".join(f"{said_as.get(n, n)} {v}" for n, v in values)
     scale = " (a lower AQI is better)" if found.quantity == "AQI" else ""
     what = f" ({found.quantity})" if found.quantity and found.quantity != "AQI" else ""
-    return f'{listed}{what}{scale}, so {found.winner} is the one that is "{found.word}"'
+    winner = said_as.get(found.winner, found.winner)
+    return f'{listed}{what}{scale}, so {winner} is the one that is "{found.word}"'
 
 
 __all__ = ["KINDS", "Correction", "correction"]

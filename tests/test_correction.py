@@ -197,3 +197,19 @@ def test_a_figure_for_a_stock_not_found_gets_the_failed_lookup_as_the_fact():
     assert c.kind == "fact" and not c.needs_call
     assert "the lookup for 宁德时代 failed" in c.fact and "give it no figure" in c.fact
     assert "33.96" not in correction_text(c, r.question)  # the draft's figure is not repeated
+
+
+def test_the_checked_fact_spells_the_names_as_the_question_does():
+    # the real native run (suite task t15): told in Chinese names, the model kept "Harbin"
+    hrb = ("哈尔滨: 14.8°C (feels like 12.9°C), humidity 29%, wind 西南风 5.8 m/s, precipitation "
+           "0.0 mm, pressure 1010 hPa [snapshot]")
+    km = ("昆明: 22.1°C (feels like 20.7°C), humidity 35%, wind 西南风 3.0 m/s, precipitation "
+          "0.0 mm, pressure 1010 hPa [snapshot]")
+    r = run("Which is warmer right now, Harbin or Kunming? Give both temperatures.",
+            "Harbin is warmer than Kunming right now: 14.8°C against 22.1°C.",
+            ("get_weather", {"location": "哈尔滨"}, hrb), ("get_weather", {"location": "昆明"}, km))
+    c = correction(r)
+    assert c.kind == "fact"
+    assert c.fact == ('Kunming 22.1 and Harbin 14.8 (temperature), so Kunming is the one that '
+                      'is "warmer"')
+    # a Chinese question keeps the Chinese names (test_the_stock_answer_backwards_…)
