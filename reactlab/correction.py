@@ -12,6 +12,10 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
   a comparison whose size is not the gap between the readings ("广州比北京高1.8°C" after 24.2
   and 23.4), or a mean that is not the readings' mean ("平均气温是 21°C" after 23.4, 19.8 and
   24.2) → compute it with the calculator (the next request requires a tool call);
+  When the question counts an amount a day over the days `days_between` gave ("每天存 10 元")
+  and the answer does not state that total, the correction names the expression
+  (`grader.per_day_totals`: "193 * 10"): measured, told only to use the calculator, the 1.5B
+  wrote `193 + 10 * 10`;
 - `difference`: a mean or a sum called a difference ("相差778.065" after
   `calculator("(67.92 + 1488.21) / 2")`) → compute the difference with the calculator (the
   next request requires a tool call);
@@ -89,6 +93,8 @@ def correction(result: RunResult) -> Correction | None:
         return Correction("fact", reasons, fact=(f"the lookup for {name} failed ({why}), so "
                                                  f"there is no figure for {name}: say it was "
                                                  "not found and give it no figure"))
+    for expr in verdict.totals:  # an amount a day over the days days_between gave
+        return Correction("compute", reasons, fact=expr)
     if verdict.unsupported or verdict.gaps:
         return Correction("compute", reasons)  # a figure from nowhere, or a gap misjudged
     for fig, expr in verdict.misnamed:

@@ -87,6 +87,7 @@ class Verdict:
     skipped: list[str] = field(default_factory=list)  # skipped: fetched names given no figure
     # claims.unfetched: (name, figure, error) for a figure given a name whose lookup failed
     unfetched: list[tuple[str, str, str]] = field(default_factory=list)
+    totals: list[str] = field(default_factory=list)  # per_day_totals: the expressions
 
     def __str__(self) -> str:
         return f"verdict: {'✔' if self.ok else '✘'} " + "; ".join(self.reasons)
@@ -224,6 +225,44 @@ def wrong_means(answer: str | None, result: RunResult) -> list[str]:
                    f"readings ({', '.join(f'{r:f}' for r in readings)}) is "
                    f"{round(float(mean), 2):g}")
     return list(dict.fromkeys(out))
+
+
+# an amount per day in the question: "每天存 5 元", "read 3 pages a day", "save 15 yuan every
+# day", "run 5 km every one of those days"
+_PER_DAY = re.compile(
+    r"每(?:一)?天[^\d，,。？?；;]{0,4}?(\d+(?:\.\d+)?)"
+    r"|(?<![\d.-])(\d+(?:\.\d+)?)[ \t]*(?:[A-Za-z元]+[ \t]+){0,2}?(?i:a|per|each|every)[ \t]+"
+    r"(?i:one of those[ \t]+)?days?\b")
+# an amount already there: "再加上已有的 500 元", "plus the 200 yuan I already have"
+_START = re.compile(r"已(?:经)?有的?[ \t]*(\d+(?:\.\d+)?)|(?i:\bplus[ \t]+(?:the[ \t]+)?)(\d+(?:\.\d+)?)"
+                    r"|(\d+(?:\.\d+)?)[ \t]*(?:[A-Za-z元]+[ \t]+){0,2}?(?i:I[ \t]+already[ \t]+have)")
+
+
+def per_day_totals(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
+    """(reason, expression) when the question counts an amount per day over the days a
+    `days_between` call returned, and the answer does not state that total.
+
+    Example: "到2026年9月10日还有多少天？如果每天存 10 元，一共能存多少钱？" after days_between -> 193,
+             the answer "293" -> [("the question counts 10 a day over the 193 days days_between
+             gave: the total is 193 * 10 = 1930, and the answer does not state it", "193 * 10")]
+    It does NOT read the answer's wording: any stated figure equal to the total passes.
+    """
+    question = normalise(result.question or "")
+    rates = [value(a or b) for a, b in _PER_DAY.findall(question)]
+    days = [value(fs[0]) for st in result.steps or [] for c in st.tool_calls or []
+            if c.name == "days_between" and not c.error
+            and (fs := figures(c.observation)) and re.fullmatch(r"\s*-?\d+\s*", c.observation)]
+    if len(rates) != 1 or not days or not answer:
+        return []
+    rate, n = rates[0], abs(days[-1])
+    starts = [value(next(g for g in m if g)) for m in _START.findall(question)]
+    total = n * rate + sum(starts)
+    stated = {value(f) for f in figures(answer)}
+    if any(is_rounding(got, total) for got in stated):
+        return []
+    expr = f"{n:f} * {rate:f}" + "".join(f" + {s:f}" for s in starts)
+    return [((f"the question counts {rate:f} a day over the {n:f} days days_between gave: the "
+             f"total is {expr} = {total:f}, and the answer does not state it"), expr)]
 
 
 def wrote_own_observation(result: RunResult) -> bool:
@@ -413,6 +452,8 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
                                    f"computed it as {expr}, which subtracts nothing"))
                  for fig, expr in misnamed]
     problems += [("wrong_answer", r) for r in gaps]
+    per_day = per_day_totals(answer, result)
+    problems += [("wrong_answer", r) for r, _ in per_day]
     problems += [("wrong_answer", r) for r in unmet_expected]
     if not problems:
         why = (f"every figure comes from a tool result, the question or a calculation "
@@ -421,4 +462,4 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         return Verdict(True, [why], [], None)
     mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
     return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode,
-                   misnamed, gaps, unused, left, lost)
+                   misnamed, gaps, unused, left, lost, [e for _, e in per_day])

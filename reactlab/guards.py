@@ -247,6 +247,8 @@ def correction_text(fix: Correction, question: str) -> str:
     if fix.kind == "cover":
         return render_template("grounding_cover", fact=fix.fact, names=", ".join(fix.names),
                                question=question)
+    if fix.fact:  # the expression the question's figures make (grader.per_day_totals)
+        return render_template("grounding_compute_total", fact=fix.fact, question=question)
     return render_template("grounding_compute", question=question)
 
 

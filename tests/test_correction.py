@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_grader import BJ, SAVINGS, run, stocks, weather
+from test_grader import BJ, QD, SAVINGS, run, stocks, weather
 
 from reactlab.correction import KINDS, Correction, correction
 from reactlab.grader import grade, misnamed_differences, wrong_differences
@@ -29,7 +29,11 @@ def test_1600_yuan_from_a_made_up_expression_goes_to_the_calculator():
             ("calculator", {"expression": "5 * (2027-2026-11-30)"}, "-200"))
     fix = correction(r)
     assert fix.kind == "compute" and fix.needs_call and "1600" in fix.reasons
-    assert correction_text(fix, SAVINGS).startswith("Do not work figures out in your head")
+    # the question counts 5 元 a day over the 306 days: the correction names that expression
+    assert fix.fact == "306 * 5"
+    assert correction_text(fix, SAVINGS).startswith("The question asks for a total: its amount "
+                                                    "a day times the days days_between gave "
+                                                    "is 306 * 5. Compute 306 * 5 with the calculator")
 
 
 def test_guangzhou_given_beijings_figures_gets_its_own_result():
@@ -160,15 +164,26 @@ TODAY = ("get_today", {}, "2026-03-01 (Sunday, 星期日)")
 DAYS_109 = ("days_between", {"date1": "2026-03-01", "date2": "2026-06-18"}, "109")
 
 
-def test_an_amount_the_question_leaves_unused_is_a_cross_but_gets_no_correction():
+def test_an_amount_the_question_leaves_unused_gets_the_total_s_expression():
     # t24 of the suite, a real native answer: 20 × 109 = 2180 worked in the head, the 500 left
-    # out. Measured: asked for the calculator with the unused amount, the 1.5B wrote
-    # "193 + 10 * 10" (3 native runs, none solved), so the answer stands with its ✘.
+    # out. Measured: asked for the calculator with the unused amount alone, the 1.5B wrote
+    # "193 + 10 * 10" (3 native runs, none solved); so the correction names the expression the
+    # question's amount a day, the days and the amount already there make.
     answer = "Total Amount = 20 yuan/day × 109 days = 2180 yuan. So you will have **2180 yuan**."
     r = run(T24, answer, TODAY, DAYS_109)
     v = grade(r)
-    assert not v.ok and v.unused == ["500"]
+    assert not v.ok and v.unused == ["500"] and v.totals == ["109 * 20 + 500"]
     assert "the question gives 500, and neither the answer nor any tool call uses it" in str(v)
+    fix = correction(r)
+    assert fix.kind == "compute" and fix.fact == "109 * 20 + 500" and fix.needs_call
+
+
+def test_an_amount_left_unused_outside_a_total_per_day_gets_no_correction():
+    # "买 100 股" answered with the price alone: the 100 is unused, and no expression is known
+    r = run("青岛啤酒的收盘价是多少？买 100 股要多少钱？", "青岛啤酒的收盘价是67.92元。",
+            ("get_closing_price", {"name": "青岛啤酒"}, QD))
+    v = grade(r)
+    assert not v.ok and v.unused == ["100"] and v.totals == []
     assert correction(r) is None
     # the days alone leave both amounts out
     assert grade(run(T24, "There are 109 days left.", TODAY, DAYS_109)).unused == ["20", "500"]
@@ -213,3 +228,12 @@ def test_the_checked_fact_spells_the_names_as_the_question_does():
     assert c.fact == ('Kunming 22.1 and Harbin 14.8 (temperature), so Kunming is the one that '
                       'is "warmer"')
     # a Chinese question keeps the Chinese names (test_the_stock_answer_backwards_…)
+
+
+def test_a_missed_total_per_day_gets_its_expression_and_requires_the_calculator():
+    from test_grader import T54, days_run
+    r = days_run(T54, "293", "193", ("calculator", {"expression": "193 + 10 * 10"}, "293"))
+    c = correction(r)
+    assert c.kind == "compute" and c.needs_call and c.fact == "193 * 10"
+    text = correction_text(c, r.question)
+    assert "Compute 193 * 10 with the calculator" in text and "293" not in text

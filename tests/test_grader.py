@@ -88,7 +88,9 @@ def test_savings_1600_after_the_budget_is_unsupported():
     v = grade(_nov30(answer, "max_steps"))
     assert not v.ok and v.mode == "step_limit" and v.unsupported == ["1600"]
     assert v.reasons == ["the run ended with max_steps: the step budget ran out",
-                         "1600 is not supported: no tool result or calculation gives it"]
+                         "1600 is not supported: no tool result or calculation gives it",
+                         ("the question counts 5 a day over the 32 days days_between gave: the "
+                         "total is 32 * 5 = 160, and the answer does not state it")]
     assert unsupported_figures(answer, _nov30(answer)) == ["1600"]
     # every fact was fetched: a figure nothing gives is bad arithmetic, as in the benchmark
     assert grade(_nov30(answer)).mode == "wrong_answer"
@@ -482,3 +484,48 @@ def test_unfetched_never_raises_on_any_answer(answer):
     subs = claims.subjects(r)
     for name, fig, why in claims.unfetched(answer, r, subs, claims.names(subs)):
         assert name == "宁德时代" and fig in claims.normalise(answer) and why
+
+
+# --- an amount a day over the days days_between gave (per_day_totals) ------------------------
+
+T54 = "今天到2026年9月10日还有多少天？如果每天存 10 元，一共能存多少钱？"
+T56 = "今天距离2027年2月17日还有多少天？如果每天存 8 元，再加上已有的 200 元，到那天一共有多少钱？"
+T57 = ("How many days are there from today until 2026-07-01? If I run 5 km every one of those "
+       "days, how many km will I have run?")
+
+
+def days_run(question, answer, days, *more):
+    return run(question, answer, ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
+               ("days_between", {"date1": "2026-03-01", "date2": "2026-09-10"}, days), *more)
+
+
+@pytest.mark.parametrize("question, days, answer, expr", [
+    # the real native runs (suite tasks t54, t56): a calculator on the wrong expression
+    (T54, "193", "293", "193 * 10"),
+    (T56, "353", "1953", "353 * 8 + 200"),
+    (T57, "122", "122 days, 127 km", "122 * 5"),
+    (SAVINGS, "306", "306 天", "306 * 5"),
+])
+def test_a_total_per_day_the_answer_misses_is_wrong_and_named(question, days, answer, expr):
+    v = grade(days_run(question, answer, days))
+    assert not v.ok and v.totals == [expr]
+    assert f"the total is {expr} = " in str(v)
+
+
+@pytest.mark.parametrize("question, days, answer", [
+    (T54, "193", "还有193天，一共能存1930元。"),
+    (T56, "353", "还有353天，一共有3024元。"),
+    (T57, "122", "122 days; 610 km."),
+    (SAVINGS, "306", "今天是2026-03-01，还有306天，一共能存1530元。"),
+    ("北京今天多少度？", "306", "23.4°C"),  # no amount a day: nothing to check
+])
+def test_the_right_total_or_no_amount_a_day_passes_the_rule(question, days, answer):
+    assert grade(days_run(question, answer, days)).totals == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(_text, _text)
+def test_per_day_totals_never_raises(question, answer):
+    from reactlab.grader import per_day_totals
+    for reason, expr in per_day_totals(answer, days_run(question, answer, "193")):
+        assert "193" in expr and reason
