@@ -22,6 +22,8 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
 - `fact`: the comparison is backwards, or one name was given another's figures, or a name
   whose lookup failed was given a figure (a calculation on another name's price) → the checked
   fact, then answer again (no call needed);
+  Also a day count the question asks for and the answer leaves out (`grader.unstated_days`:
+  "2680" alone for "还有多少天？…一共有多少钱？") → the count days_between gave;
 - `cover`: the answer gives one name's figures and leaves another fetched name out ("长沙的湿度
   更低，为69%" when the question asks for both cities' humidity) → every asked name's reading,
   then answer again with all of them (no call needed).
@@ -95,6 +97,9 @@ def correction(result: RunResult) -> Correction | None:
                                                  "not found and give it no figure"))
     for expr in verdict.totals:  # an amount a day over the days days_between gave
         return Correction("compute", reasons, fact=expr)
+    for n in verdict.days:  # the total alone, when the question also asks how many days
+        return Correction("fact", reasons, fact=(f"days_between gave {n} days, and the question "
+                                                 "asks how many days"))
     if verdict.unsupported or verdict.gaps:
         return Correction("compute", reasons)  # a figure from nowhere, or a gap misjudged
     for fig, expr in verdict.misnamed:

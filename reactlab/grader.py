@@ -88,6 +88,7 @@ class Verdict:
     # claims.unfetched: (name, figure, error) for a figure given a name whose lookup failed
     unfetched: list[tuple[str, str, str]] = field(default_factory=list)
     totals: list[str] = field(default_factory=list)  # per_day_totals: the expressions
+    days: list[str] = field(default_factory=list)  # unstated_days: the day count left out
 
     def __str__(self) -> str:
         return f"verdict: {'✔' if self.ok else '✘'} " + "; ".join(self.reasons)
@@ -263,6 +264,26 @@ def per_day_totals(answer: str | None, result: RunResult) -> list[tuple[str, str
     expr = f"{n:f} * {rate:f}" + "".join(f" + {s:f}" for s in starts)
     return [((f"the question counts {rate:f} a day over the {n:f} days days_between gave: the "
              f"total is {expr} = {total:f}, and the answer does not state it"), expr)]
+
+
+_DAYS_ASKED = re.compile(r"多少天|几天|(?i:how many days)")
+
+
+def unstated_days(answer: str | None, result: RunResult) -> list[str]:
+    """The day count `days_between` returned, when the question asks how many days and the
+    answer does not state it (the total alone: "2680" for "还有多少天？…一共有多少钱？").
+
+    Example: after days_between -> "109", the answer "2680" -> ["109"]
+    """
+    if not answer or not _DAYS_ASKED.search(result.question or ""):
+        return []
+    days = [value(fs[0]) for st in result.steps or [] for c in st.tool_calls or []
+            if c.name == "days_between" and not c.error
+            and (fs := figures(c.observation)) and re.fullmatch(r"\s*-?\d+\s*", c.observation)]
+    if not days:
+        return []
+    stated = {value(f) for f in figures(answer)}
+    return [] if abs(days[-1]) in stated else [f"{abs(days[-1]):f}"]
 
 
 def wrote_own_observation(result: RunResult) -> bool:
@@ -454,6 +475,9 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     problems += [("wrong_answer", r) for r in gaps]
     per_day = per_day_totals(answer, result)
     problems += [("wrong_answer", r) for r, _ in per_day]
+    untold = unstated_days(answer, result)
+    problems += [("incomplete", (f"the question asks how many days, days_between gave {n}, "
+                                 "and the answer does not state it")) for n in untold]
     problems += [("wrong_answer", r) for r in unmet_expected]
     if not problems:
         why = (f"every figure comes from a tool result, the question or a calculation "
@@ -462,4 +486,4 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         return Verdict(True, [why], [], None)
     mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
     return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode,
-                   misnamed, gaps, unused, left, lost, [e for _, e in per_day])
+                   misnamed, gaps, unused, left, lost, [e for _, e in per_day], untold)

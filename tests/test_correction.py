@@ -237,3 +237,12 @@ def test_a_missed_total_per_day_gets_its_expression_and_requires_the_calculator(
     assert c.kind == "compute" and c.needs_call and c.fact == "193 * 10"
     text = correction_text(c, r.question)
     assert "Compute 193 * 10 with the calculator" in text and "293" not in text
+
+
+def test_a_day_count_left_out_gets_it_as_the_checked_fact():
+    from test_grader import days_run
+    t24 = "今天到2026年6月18日还有多少天？如果每天存 20 元，再加上已有的 500 元，到那天一共有多少钱？"
+    r = days_run(t24, "2680", "109", ("calculator", {"expression": "(20 * 109) + 500"}, "2680"))
+    c = correction(r)
+    assert c.kind == "fact" and not c.needs_call
+    assert c.fact == "days_between gave 109 days, and the question asks how many days"

@@ -97,13 +97,18 @@ def test_savings_1600_after_the_budget_is_unsupported():
     assert grade(_nov30(answer.replace("1600", "160"))).ok  # 32 × 5
 
 
-@pytest.mark.parametrize("answer", ["今天是2026-03-01，还有306天，一共能存1530元。", "一共能存 1,530 元",
-                                    "共1530.0元", "306 × 5 = 1530 元"])
+@pytest.mark.parametrize("answer", ["今天是2026-03-01，还有306天，一共能存1530元。",
+                                    "还有306天，一共能存 1,530 元", "306天，共1530.0元",
+                                    "306 × 5 = 1530 元"])
 def test_savings_on_the_pinned_date(answer):
     r = run(SAVINGS, answer, ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
             ("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}, "306"),
             ("calculator", {"expression": "306 * 5"}, "1530"))
     assert grade(r).ok
+    # the total alone leaves "还有多少天" unanswered
+    r.answer = "一共能存 1,530 元"
+    assert grade(r).mode == "incomplete" and grade(r).days == ["306"]
+    r.answer = answer
     r.answer = answer.replace("1530", "1600").replace("1,530", "1,600")
     assert not grade(r).ok and [float(f) for f in grade(r).unsupported] == [1600]
 
@@ -529,3 +534,17 @@ def test_per_day_totals_never_raises(question, answer):
     from reactlab.grader import per_day_totals
     for reason, expr in per_day_totals(answer, days_run(question, answer, "193")):
         assert "193" in expr and reason
+
+
+def test_the_total_alone_when_the_question_asks_how_many_days_is_incomplete():
+    # the real native run (suite task t24): "2680" with the 109 days left out
+    t24 = "今天到2026年6月18日还有多少天？如果每天存 20 元，再加上已有的 500 元，到那天一共有多少钱？"
+    v = grade(days_run(t24, "2680", "109", ("calculator", {"expression": "(20 * 109) + 500"},
+                                             "2680")))
+    assert not v.ok and v.mode == "incomplete" and v.days == ["109"]
+    assert "the question asks how many days, days_between gave 109" in str(v)
+    assert grade(days_run(t24, "还有109天，一共有2680元。", "109",
+                          ("calculator", {"expression": "(20 * 109) + 500"}, "2680"))).ok
+    # a question that does not ask how many days needs no count
+    assert grade(days_run("到2026年6月18日每天存 20 元，一共多少钱？", "2180", "109",
+                          ("calculator", {"expression": "20 * 109"}, "2180"))).days == []

@@ -491,7 +491,7 @@ def test_a_call_fed_figures_not_seen_yet_is_held_back():
         Reply(None, [tool_call("c1", "days_between", '{"date1": "2026-03-01", "date2": "2027-01-01"}'),
                      tool_call("c2", "calculator", '{"expression": "5 * (2027-2026-11-30)"}')]),
         Reply(None, [tool_call("c3", "calculator", '{"expression": "306 * 5"}')]),
-        "一共能存1530元。")
+        "还有306天，一共能存1530元。")
     r = run_function_calling("今天是2026-03-01。到 2027-01-01 还有多少天？如果每天存 5 元，一共能存多少？",
                              conn=conn, tools=default_registry(), guards=Guards.levers())
     first = r.steps[0].tool_calls
@@ -500,7 +500,7 @@ def test_a_call_fed_figures_not_seen_yet_is_held_back():
     assert r.steps[0].events == ["held back 1 call(s) fed figures no earlier result gives"]
     tool_messages = [m for m in conn.requests[1]["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2"]  # every id answered
-    assert r.answer == "一共能存1530元。"
+    assert r.answer == "还有306天，一共能存1530元。"
     plain = ScriptedConn(Reply(None, [
         tool_call("c1", "get_closing_price", '{"name": "青岛啤酒"}'),
         tool_call("c2", "calculator", '{"expression": "100 * 67.5"}')]), "好。")
