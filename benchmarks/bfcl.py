@@ -32,6 +32,7 @@ import argparse
 import copy
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -241,6 +242,11 @@ def run(base_url: str, model: str, api_key: str, label: str, per_category: int, 
           f"{len(todo)} to run against {base_url}", flush=True)
     if todo:
         wait_for(client, base_url, wait)
+        local = re.match(r"https?://(?:127\.0\.0\.1|localhost):(\d+)", base_url)
+        if local:  # a reactlab server started before an edit would measure old code
+            from reactlab.connection import refuse_stale
+
+            refuse_stale(int(local.group(1)))
     out.parent.mkdir(parents=True, exist_ok=True)
     new = []
     for i, case in enumerate(todo, 1):
@@ -292,6 +298,11 @@ def main(argv: list[str] | None = None) -> int:
         run(args.base_url, args.model, args.api_key, args.label, args.per_category, args.seed,
             args.out, categories, args.max_tokens, wait=args.wait, extra_body=args.extra_body)
     except (BfclMissing, EndpointDown) as e:
+        print(e, file=sys.stderr)
+        return 2
+    except RuntimeError as e:  # reactlab.connection.ServerError: a stale local server
+        if type(e).__name__ != "ServerError":
+            raise
         print(e, file=sys.stderr)
         return 2
     return 0

@@ -126,6 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     os.environ.update({"REACTLAB_PROVIDER": "local", "REACTLAB_TODAY": "2026-03-01"})
     os.environ.pop("OPENAI_BASE_URL", None)
+    from reactlab.connection import ServerError, refuse_stale
+
+    try:
+        refuse_stale()  # replays of a server started before an edit would measure old code
+    except ServerError as e:
+        print(e, file=sys.stderr)
+        return 2
     t0, rows = time.monotonic(), []
     sources = rn.sources(args.only)
     for src in sources:

@@ -244,6 +244,9 @@ def connect_for(config: Config) -> Any:
 
     if config.model == "provider":
         return reactlab.connect(quiet=True)
+    from reactlab.connection import refuse_stale
+
+    refuse_stale()  # figures from a server started before an edit would measure old code
     return reactlab.connect(provider="local", model=MODELS[config.model], quiet=True)
 
 

@@ -124,11 +124,42 @@ def _port_is_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def stale(info: dict | None) -> str | None:
+    """Why a running server's code is not this checkout's, or None when it is (or cannot tell:
+    a server too old to report its `source`, or none running).
+
+    Example: stale({"source": "0123abcd…", …}) -> "it runs other server code than this …"
+    """
+    from reactlab.server import source  # reads files only: nothing heavy is imported
+
+    theirs = (info or {}).get("source")
+    if not theirs or theirs == source.digest():
+        return None
+    return ("it runs other server code than this checkout (started before an update or an "
+            "edit): `reactlab stop`, then connect again to start the current one")
+
+
+def refuse_stale(port: int | None = None) -> None:
+    """Raise ServerError when the reactlab server on `port` (default: the configured one) runs
+    other code than this checkout. For what saves or measures results (the notebook runner,
+    the benchmarks): their figures must come from the code they are committed with. Nothing
+    running, or another program on the port: nothing to refuse here.
+    """
+    port = port or load_settings(provider="local").port
+    try:
+        info = health(port)
+    except ServerError:
+        return
+    if why := stale(info):
+        raise ServerError(f"The reactlab server on port {port} (pid {info.get('pid')}): {why}.")
+
+
 def ensure_local_server(settings: Settings) -> str:
-    """Reuse or start the local server; return 'reused' or 'started in N s'."""
+    """Reuse or start the local server; return 'reused' or 'started in N s' (with a note when
+    the server reused runs other code than this checkout: `stale`)."""
     port = settings.port
-    if health(port):
-        return "reused"
+    if info := health(port):
+        return "reused" + (f"; {why}" if (why := stale(info)) else "")
     pid_file, log_file, lock_file = _paths(port)
     # Two notebooks started at once must not start two servers: hold a lock while starting.
     with open(lock_file, "w") as lock:

@@ -461,6 +461,14 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.update({"REACTLAB_PROVIDER": "local"})  # committed outputs come from the local model
     os.environ.pop("OPENAI_BASE_URL", None)
+    if not args.no_exec:
+        from reactlab.connection import ServerError, refuse_stale
+
+        try:
+            refuse_stale()  # saved outputs must come from the code they are committed with
+        except ServerError as e:
+            print(e, file=sys.stderr)
+            return 2
     failed = []
     for src in srcs:
         out = target(src)

