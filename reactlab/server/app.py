@@ -207,6 +207,7 @@ def create_app(pool: ModelPool, api_key: str | None = None, limits: Limits | Non
     app.add_middleware(_Contain)
     app.state.last = None
     started = time.time()
+    code = source.digest()  # read now: files edited after start-up must not change the answer
 
     @app.exception_handler(APIError)
     async def api_error(request: Request, exc: APIError):
@@ -224,7 +225,7 @@ def create_app(pool: ModelPool, api_key: str | None = None, limits: Limits | Non
     async def health():
         kinds = sorted({getattr(e, "kind", "?") for e in pool.engines.values()})
         return {"status": "ok", "server": "reactlab", "version": _version(),
-                "source": source.digest(),
+                "source": code,
                 "model": pool.default, "pid": os.getpid(), "engine": ",".join(kinds) or None,
                 "models_loaded": list(pool.engines), "slots": scheduler.slots,
                 "running": scheduler.running, "queued": scheduler.waiting,
