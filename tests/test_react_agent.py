@@ -468,10 +468,10 @@ def test_savings_question(course_tools):
 
 @pytest.mark.model
 def test_weather_task_on_the_local_model(local_conn):
-    # The one tool the question needs keeps the prompt short; the checks are about the record.
+    # One city and the one tool it needs keep the run short; the checks are about the record
+    # (notebook 04 runs the two-city question).
     weather = ToolRegistry([default_registry().get("get_weather")])
-    r = run_react("北京和广州天气怎么样", tools=weather, conn=local_conn, max_steps=4,
-                  max_tokens=200)
+    r = run_react("北京天气怎么样", tools=weather, conn=local_conn, max_steps=4, max_tokens=200)
     assert r.status in STATUSES and r.status != "error", r.error
     assert 1 <= len(r.steps) <= 5
     assert_well_formed(r)
