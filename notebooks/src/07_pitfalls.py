@@ -474,9 +474,9 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | correction | when | the next request |
 # |---|---|---|
 # | missing | a name the question asks about has no tool result | must make a tool call (`tool_choice="required"`; text ReAct on reactlab's server: a JSON schema that allows only an Action) |
-# | compute | a figure that no tool result or calculation gives, or a mean that is not the mean of the readings | must make a tool call: the calculator |
+# | compute | a figure that no tool result or calculation gives, a mean that is not the mean of the readings, or a total of an amount a day the answer misses (then the expression is named: `193 * 10`) | must make a tool call: the calculator |
 # | difference | a mean or a sum called a difference (相差, higher by) | what the calculator computed, then a tool call: the difference |
-# | fact | a backwards comparison, or one name given another's figures | the checked fact, then a new answer |
+# | fact | a backwards comparison, one name given another's figures, a figure for a name whose lookup failed, or a day count the question asks for left out | the checked fact, then a new answer |
 # | cover | one asked name's figures given, another fetched name left out | every asked name's reading, then a new answer |
 #
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
@@ -507,9 +507,9 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | 更正 | 何时 | 下一次请求 |
 # |---|---|---|
 # | missing（缺数据） | 问题问到的某个名字没有工具结果 | 必须调用工具（`tool_choice="required"`；在 reactlab 自己的服务器上，文本 ReAct 用一个只允许 Action 的 JSON schema） |
-# | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；或者说出的平均数不是读数的平均 | 必须调用工具：计算器 |
+# | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；说出的平均数不是读数的平均；或者“每天若干”的总数答案没给出（这时会点出算式，如 `193 * 10`） | 必须调用工具：计算器 |
 # | difference（不是差） | 把平均数或总和说成了差（相差、高多少） | 说明计算器算的是什么，然后必须调用工具：算差 |
-# | fact（核对事实） | 比较方向反了，或者把一个名字的数字安到了另一个名字上 | 给出核对过的事实，再重新作答 |
+# | fact（核对事实） | 比较方向反了；把一个名字的数字安到了另一个名字上；给一个没查到的名字安了数字；或者漏答了问题问的天数 | 给出核对过的事实，再重新作答 |
 # | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字 | 给出每个名字的读数，再重新作答 |
 #
 # 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或被扣下的调用之后，点出该做的调用，并要求下一次请求调用那个工具：
