@@ -107,7 +107,7 @@ print(dbg.get("prompt", "(no debug view: not the local server)"))
 # So "native" tool calling is still a prompt. The model was *trained* on this exact layout: that
 # is the argument for native calls — a format the model has seen in training instead of one we
 # invent. Whether it *works* better on a given model is a measurement, not a given (section 6
-# measures it: on this 1.5B model the invented text format did better). Either way the tokens are there and
+# measures it: on this 1.5B model, with the agents' guards, the two come out about even). Either way the tokens are there and
 # you pay for them:
 
 # %% [markdown] lang="zh-CN"
@@ -121,7 +121,7 @@ print(dbg.get("prompt", "(no debug view: not the local server)"))
 #
 # 所以"原生"工具调用其实还是提示词。模型*训练时*见过的正是这种排布：这就是支持原生调用的理由——
 # 用一个模型在训练中见过的格式，而不是我们自己发明的格式。至于在某个具体模型上它是否*效果*更好，
-# 那要靠测量，不是理所当然的（第 6 节做了测量：在这个 1.5B 模型上，我们发明的文本格式表现更好）。无论如何，
+# 那要靠测量，不是理所当然的（第 6 节做了测量：在这个 1.5B 模型上，开着智能体的护栏，两者不相上下）。无论如何，
 # 这些 token 都实实在在地在那里，而且要你买单：
 
 # %%
@@ -269,7 +269,10 @@ for label, text in samples.items():
 # ### This now lives in the package
 #
 # `reactlab.server.toolcalls.parse_tool_calls` is that parser (the server runs it on every reply
-# when tools were sent). On the same real texts, and on a few shapes written by hand:
+# when tools were sent). On the same real texts, and on a few shapes written by hand. A call that
+# parses is not yet a right call: if the two-city request above came back as
+# `get_weather({"location": "北京, 广州"})`, the parser did its job, but the call is wrong —
+# `get_weather` takes one city, and notebook 07 (section 3) shows the tool refusing it.
 
 # %% [markdown] lang="zh-CN"
 # 模型写了格式完好的标签的地方，严格解析器能正常工作。模型写的是代码块或裸 JSON 的地方，严格解析器找不到调用，
@@ -280,7 +283,9 @@ for label, text in samples.items():
 # ### 这部分现在已经放进包里了
 #
 # `reactlab.server.toolcalls.parse_tool_calls` 就是这个解析器（只要请求里带了工具，服务器就会对每条
-# 回复运行它）。在同样的真实文本上，以及几个手写的形态上：
+# 回复运行它）。在同样的真实文本上，以及几个手写的形态上。能解析出来的调用不一定是对的调用：如果上面问两个城市的请求
+# 返回的是 `get_weather({"location": "北京, 广州"})`，解析器完成了它的工作，但这个调用是错的——`get_weather`
+# 一次只接受一个城市，第 07 课第 3 节会展示工具拒绝它。
 
 # %%
 from reactlab.server.toolcalls import parse_tool_calls
@@ -352,7 +357,7 @@ else:
     print("No BFCL records here (benchmarks/results/bfcl_runs.jsonl is missing).")
 
 # %% [markdown]
-# The model wrote its call as a fenced ```` ```json ```` block — the shape section 2 saw. A parser
+# The model wrote its call as a fenced ```` ```json ```` block — a shape section 3's parser reads (`[fence]`). A parser
 # that only accepts `<tool_call>` tags hands that back as plain `content` with `finish_reason`
 # `"stop"`, so an agent on that server sees an "answer" that is a JSON blob and never runs the
 # tool. Nothing was wrong with the model's choice of tool or arguments: reactlab's server, reading
@@ -362,7 +367,7 @@ else:
 # parallel categories fail on both servers, because the model writes one call and stops.)
 
 # %% [markdown] lang="zh-CN"
-# 模型把调用写成了 ```` ```json ```` 代码块——正是第 2 节见过的形态。只接受 `<tool_call>` 标签的解析器
+# 模型把调用写成了 ```` ```json ```` 代码块——第 3 节的解析器能读的一种形态（`[fence]`）。只接受 `<tool_call>` 标签的解析器
 # 会把它当作普通的 `content` 返回，`finish_reason` 为 `"stop"`，于是跑在那台服务器上的智能体看到的
 # "答案"是一段 JSON，工具永远不会被执行。模型选的工具和参数都没有问题：reactlab 的服务器会读取点名了
 # 已知工具的代码块和裸 JSON，把同一段文本变成了调用。这就是本系列的服务器采用宽松解析的原因——也是为什么
@@ -408,14 +413,17 @@ for choice in ("auto", "required"):
 # "broken JSON" failures, and adds the "called a tool it did not need" one. Use it when you know
 # a call must come next (the first step of a task that always starts with a look-up), or name the
 # function outright. The schema itself is plain JSON Schema, built by
-# `reactlab.server.constrain.tool_call_schema`:
+# `reactlab.server.constrain.tool_call_schema` — below, the one object for a named function; for
+# `required` the server wraps such objects in an array (the `schema` line above), so the model
+# may write one call or several:
 
 # %% [markdown] lang="zh-CN"
 # 在 `required` 下，回复从构造上就是一个调用——schema 不允许别的——所以留给模型的唯一选择，是对一句根本
 # 不需要天气的问候发出*哪个*调用（看上面的参数）。这就是其中的取舍：`required` 消除了"忘了调用工具"和
 # "JSON 坏掉"这两类失败，却增加了"调用了不需要的工具"这一类。当你知道下一步必须是调用时（比如某个任务的
 # 第一步总是查询），就用它，或者干脆直接指定函数。schema 本身就是普通的 JSON Schema，由
-# `reactlab.server.constrain.tool_call_schema` 构建：
+# `reactlab.server.constrain.tool_call_schema` 构建——下面是指定某个函数时的那一个对象；`required` 时服务器把这样的对象
+# 包进一个数组（上面 `schema` 那一行），所以模型可以写一个调用，也可以写几个：
 
 # %%
 from reactlab.server.constrain import tool_call_schema
@@ -613,17 +621,23 @@ else:
 # configurations ran all 72 tasks (1.5B model, the agents' default guards, temperature 0, today
 # pinned; success needs the task's facts **and** a ✔ from the grader); the write-up is
 # `benchmarks/results/agents_notes.md`, the command
-# `.venv/bin/python benchmarks/run_agents.py --configs default`:
+# `.venv/bin/python benchmarks/run_agents.py --configs default`. In the report's labels,
+# `guards levers` is `Guards.on()`, the agents' default (notebook 07); `guards on` is
+# `Guards.basic()`, the older default without corrections; `guards off` is `Guards.off()`; `CD
+# on` means constrained decoding on every reply (section 4):
 #
 # | configuration | all 72 tasks | 95 % interval |
 # |---|---|---|
 # | text ReAct, JSON blob | 60/72 (83 %) | 73–90 % |
 # | native `tool_calls` | 58/72 (81 %) | 70–88 % |
 #
-# Before the guards corrected rejected answers and held back calls fed made-up figures
-# (notebook 07) the same two configurations solved 44/72 and 25/72, re-scored with today's
-# rules. By kind of task, both protocols solve the one-call tasks (8/8) and fail more often the
-# more calls a task needs (four calls: ReAct 2/5, native 3/5; five: 0/2 each). Both fail most
+# Under the older guards (`guards on`, before they corrected rejected answers and held back calls
+# fed made-up figures) the two protocols solved 44/72 and 25/72, re-scored with today's rules.
+# Constrained decoding on every reply did worse still on the first 30 tasks (ReAct 0/30: a schema
+# on every reply leaves no room for a Thought, and the model never chose the answer; native
+# 14/30). By kind of task, both protocols solve the one-call tasks (8/8) and most two- and
+# three-call tasks (15 or 16 of 17), and fail more often from four calls on (four calls: ReAct
+# 2/5, native 3/5; five: 0/2 each). Both fail most
 # often by running out of their six steps (ReAct 6 of its 12 failures, native 7 of its 14);
 # wrong answers with the facts in hand are now rare (3 each: the grader's corrections of
 # notebook 07 send a backwards comparison or a missed total back), and so are invented figures
@@ -649,16 +663,19 @@ else:
 # 上面的报告由所有记录下来的运行生成，并用今天的评分器重新评分，所以各行可能来自不同的运行（报告里"What ran"
 # 一表写明了出处）。两个默认配置跑完了全部 72 个任务（1.5B 模型、智能体默认的护栏、temperature 0、固定"今天"；成功要求既给出
 # 任务要的事实，**又**得到评分器的 ✔）；整理在 `benchmarks/results/agents_notes.md` 里，命令是
-# `.venv/bin/python benchmarks/run_agents.py --configs default`：
+# `.venv/bin/python benchmarks/run_agents.py --configs default`。报告里的标签：`guards levers` 是 `Guards.on()`，
+# 也就是智能体的默认设置（第 07 课）；`guards on` 是 `Guards.basic()`，不带更正的旧默认；`guards off` 是
+# `Guards.off()`；`CD on` 表示每次回复都用约束解码（第 4 节）：
 #
 # | 配置 | 全部 72 个任务 | 95 % 置信区间 |
 # |---|---|---|
 # | 文本 ReAct，JSON blob | 60/72 (83 %) | 73–90 % |
 # | 原生 `tool_calls` | 58/72 (81 %) | 70–88 % |
 #
-# 在护栏学会更正被拒绝的答案、拦下填了编造数字的调用之前（第 07 课），同样两个配置解决了 44/72 和 25/72（按今天的规则重新评分）。
-# 按任务类型看，两种协议都能解决只需一次调用的任务（8/8），任务需要的调用越多就越容易失败（需要
-# 四次调用：ReAct 2/5，原生 3/5；五次：都是 0/2）。两种协议最常见的失败都是六步用完（ReAct 12 次失败中有 6 次，原生 14 次中有 7 次）；
+# 在旧版护栏下（`guards on`，那时护栏还不会更正被拒绝的答案、拦下填了编造数字的调用），两种协议解决了 44/72 和 25/72（按今天的规则重新评分）。
+# 每次回复都用约束解码，在前 30 个任务上更差（ReAct 0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答；原生 14/30）。
+# 按任务类型看，两种协议都能解决只需一次调用的任务（8/8）和大多数需要两三次调用的任务（17 个里 15 或 16 个），
+# 从四次调用开始就更容易失败（需要四次调用：ReAct 2/5，原生 3/5；五次：都是 0/2）。两种协议最常见的失败都是六步用完（ReAct 12 次失败中有 6 次，原生 14 次中有 7 次）；
 # 手握事实却答错的情况现在很少（各 3 次：第 07 课评分器的更正会把比反的比较、漏掉的总数发回去），编造数字也很少（各 2 次：护栏和提示会要求先去取缺的数据）。
 #
 # ### "函数调用优先，文本 ReAct 兜底"

@@ -366,7 +366,9 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # where the run ended, not the recovery: a model can fix its call and still run out of steps,
 # paste the raw observations as its answer, or only promise one ("I will now provide the
 # weather…") — a ✔ then says only that nothing in it contradicts the tool results; it is still
-# no answer.
+# no answer. And a closing answer that says there is no information about the weather although
+# results for both cities came back contradicts its own run: whatever its verdict names, that
+# answer is wrong.
 #
 # ## 4. Temperature
 #
@@ -374,7 +376,7 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # Three samples of the same request at each temperature:
 
 # %% [markdown] lang="zh-CN"
-# 读一读上面的记录。`[tool error]` 一行就是模型看到的错误文本；它后面的步骤说明了模型是自我纠正了——照错误信息说的，每次调用只查一个城市——还是重复同样的错误，又或者干脆放弃、直接作答。（`empty` 步骤表示模型拿到工具结果后什么也没说；循环会用一条简短的 user 消息提醒它一次。错误下面如果有 `fetch hint` 事件，说明护栏还点出了下一次该做的调用，“Call get_weather for 北京 now”：第 6 节会讲这些提示。）如果不把错误*作为观察*返回，唯一可能的结局就是崩溃。判定评判的是运行最终停在哪里，而不是纠错过程：模型可能修正了调用却用完了步数，也可能把原始观察直接粘贴成答案，或者只是许诺要回答（"I will now provide the weather…"）——这时的 ✔ 只说明答案里没有与工具结果相矛盾的内容，它仍然不是答案。
+# 读一读上面的记录。`[tool error]` 一行就是模型看到的错误文本；它后面的步骤说明了模型是自我纠正了——照错误信息说的，每次调用只查一个城市——还是重复同样的错误，又或者干脆放弃、直接作答。（`empty` 步骤表示模型拿到工具结果后什么也没说；循环会用一条简短的 user 消息提醒它一次。错误下面如果有 `fetch hint` 事件，说明护栏还点出了下一次该做的调用，“Call get_weather for 北京 now”：第 6 节会讲这些提示。）如果不把错误*作为观察*返回，唯一可能的结局就是崩溃。判定评判的是运行最终停在哪里，而不是纠错过程：模型可能修正了调用却用完了步数，也可能把原始观察直接粘贴成答案，或者只是许诺要回答（"I will now provide the weather…"）——这时的 ✔ 只说明答案里没有与工具结果相矛盾的内容，它仍然不是答案。而如果收尾的答案说“没有天气信息”，可两个城市的结果明明都已经返回了，它就和自己这次运行相矛盾：不管判定写的是什么理由，这个答案都是错的。
 #
 # ## 4. 温度
 #
@@ -452,20 +454,26 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # fail without inventing a number: one stock silently left out, or a real figure attached to
 # the wrong name. A sentence such as "五粮液和贵州茅台的收盘价分别是1488.21" names both stocks in
 # one clause, and neither check guesses which stock such a figure belongs to — a reader must.
+# Read as the question asks, that sentence is wrong: 五粮液 was never looked up (no call names
+# it), so it has no price here, and the answer should say so; its ✔ means only that no figure
+# contradicts a tool result. (The grader knows the course's stocks and cities; a name it does
+# not know, such as 五粮液, it cannot ask for.)
 # A reply cut off at `max_tokens` shows a `truncated` event. Whatever this run shows, one run per prompt proves
 # little: the rule lowers the rate of invented results, it does not make them impossible. The
 # guarantee, if you need one, belongs in code — for example, refuse to display a figure that
 # does not appear in any observation.
 
 # %% [markdown] lang="zh-CN"
-# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，在同一个分句里提到了两只股票，两种检查都不会去猜这个数字属于哪只股票——只能靠人来读。在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
+# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，在同一个分句里提到了两只股票，两种检查都不会去猜这个数字属于哪只股票——只能靠人来读。按问题的意思读，这句话是错的：五粮液根本没有查过（没有任何调用提到它），所以这里没有它的价格，答案应该明说；它的 ✔ 只表示没有数字与工具结果相矛盾。（评分器认识课程里的股票和城市；像五粮液这样它不认识的名字，它没法要求去查。）在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
 
 # %% [markdown]
 # ## 6. The grader as a guard
 #
 # The grader of notebook 04 is that code. Before the loop accepts a final answer, the guards
 # grade the draft against the run's own tool results (`Guards.ground`). A draft the grader
-# rejects is not accepted — and, a measured detail, it is not shown back to the model either:
+# rejects for one of the reasons in the table below is not accepted (any other ✘ — an answer
+# that uses nothing the tools returned, say — stands with its verdict) — and, a measured
+# detail, it is not shown back to the model either:
 # told "your answer says 北京 is colder, but 北京 23.4 > 上海 19.8", this 1.5B model repeated its
 # draft or went silent; given only the checked fact after the tool results, it answered right
 # in three cases out of three. So the model reads a *correction* instead
@@ -473,16 +481,17 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 #
 # | correction | when | the next request |
 # |---|---|---|
-# | missing | a name the question asks about has no tool result | must make a tool call (`tool_choice="required"`; text ReAct on reactlab's server: a JSON schema that allows only an Action) |
-# | compute | a figure that no tool result or calculation gives, a mean that is not the mean of the readings, or a total of an amount a day the answer misses (then the expression is named: `193 * 10`) | must make a tool call: the calculator |
+# | missing | a name the question asks about (one the course data knows) has no tool result | must make a tool call (`tool_choice="required"`; text ReAct on reactlab's server: a JSON schema that allows only an Action) |
+# | compute | a figure that no tool result or calculation gives, a mean that is not the mean of the readings, or a total the answer misses for "还有多少天？如果每天存 10 元，一共能存多少钱？" (then the expression is named: `193 * 10`, the days times 10 元) | must make a tool call: the calculator |
 # | difference | a mean or a sum called a difference (相差, higher by) | what the calculator computed, then a tool call: the difference |
 # | fact | a backwards comparison, one name given another's figures, a figure for a name whose lookup failed, or a day count the question asks for left out | the checked fact, then a new answer |
 # | cover | one asked name's figures given, another fetched name left out | every asked name's reading, then a new answer |
 #
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
 # says what is wrong. *Hints* work on calls, not answers (`reactlab.hints`). Each follows a
-# call that failed or was held back, names the call to make, and the next request requires
-# that tool:
+# call that failed or was *held back* (not run by the guards, because its arguments hold a
+# figure no earlier result gave — a price guessed before it was fetched; its observation says
+# so), names the call to make, and the next request requires that tool:
 #
 # | hint | after | the model reads |
 # |---|---|---|
@@ -491,7 +500,8 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | fetch | any call, while a city or stock the question asks about has no result | "Call get_weather for 深圳 now" (once per name) |
 # | inside | a calculator that called a tool inside its expression, once those tools answered | the expression with their figures in place |
 #
-# Once the hinted call has run, that step ends with a short note instead: the call has run, do
+# Once the call a date or inside hint asked for has run, that step ends with a short note
+# instead (not after a fetch hint: measured, the note made the model start over): the call has run, do
 # not make it again, go on with the question. Without it, a native request's last message still
 # said "make that call now", and the model made the same call again until the loop detector
 # stopped it.
@@ -502,17 +512,17 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # %% [markdown] lang="zh-CN"
 # ## 6. 把评分器当护栏
 #
-# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。评分器拒绝的草稿不会被接受——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分五种：
+# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。因下表中某一种原因被评分器拒绝的草稿不会被接受（其他的 ✘——比如答案没用上任何工具返回的内容——会带着它的判定保留下来）——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分五种：
 #
 # | 更正 | 何时 | 下一次请求 |
 # |---|---|---|
-# | missing（缺数据） | 问题问到的某个名字没有工具结果 | 必须调用工具（`tool_choice="required"`；在 reactlab 自己的服务器上，文本 ReAct 用一个只允许 Action 的 JSON schema） |
-# | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；说出的平均数不是读数的平均；或者“每天若干”的总数答案没给出（这时会点出算式，如 `193 * 10`） | 必须调用工具：计算器 |
+# | missing（缺数据） | 问题问到的某个名字（课程数据认识的名字）没有工具结果 | 必须调用工具（`tool_choice="required"`；在 reactlab 自己的服务器上，文本 ReAct 用一个只允许 Action 的 JSON schema） |
+# | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；说出的平均数不是读数的平均；或者像“还有多少天？如果每天存 10 元，一共能存多少钱？”这样的问题，答案没给出总数（这时会点出算式，如 `193 * 10`：天数乘以 10 元） | 必须调用工具：计算器 |
 # | difference（不是差） | 把平均数或总和说成了差（相差、高多少） | 说明计算器算的是什么，然后必须调用工具：算差 |
 # | fact（核对事实） | 比较方向反了；把一个名字的数字安到了另一个名字上；给一个没查到的名字安了数字；或者漏答了问题问的天数 | 给出核对过的事实，再重新作答 |
 # | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字 | 给出每个名字的读数，再重新作答 |
 #
-# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或被扣下的调用之后，点出该做的调用，并要求下一次请求调用那个工具：
+# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
 #
 # | 提示 | 出现在 | 模型读到的 |
 # |---|---|---|
@@ -521,7 +531,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | fetch（取数） | 任何调用之后，问题问到的某个城市或股票还没有结果 | “Call get_weather for 深圳 now”（每个名字最多一次） |
 # | inside（代入） | 计算器表达式里调用了工具，而那些工具已经回答 | 把它们的数字代进去的同一个表达式 |
 #
-# 被提示的那次调用执行之后，这一步改为一句简短的说明：那次调用已经做过，不要再做，回到问题上。没有这句话时，原生请求的最后一条消息仍是“现在就做那次调用”，模型会一再重复同一个调用，直到循环检测器把它拦下。
+# 日期提示或代入提示要求的那次调用执行之后，这一步改为一句简短的说明（取数提示之后不加：实测发现这句话会让模型从头再来）：那次调用已经做过，不要再做，回到问题上。没有这句话时，原生请求的最后一条消息仍是“现在就做那次调用”，模型会一再重复同一个调用，直到循环检测器把它拦下。
 #
 # 下面是本系列遇到过的三个错误答案，以及模型会读到的替代内容（这里不调用模型）：
 
@@ -549,14 +559,16 @@ for r in drafts:
     print(f"   the model reads: {correction_text(fix, r.question)}")
 
 # %% [markdown]
-# The guard is on by default in both agents. A live run on a comparison this model often gets
-# backwards (measured in the benchmark of notebook 06): each step's kind, and for an
+# The guard is on by default in both agents. A live run on a comparison the native agent got
+# backwards under the older guards (suite task t32 in
+# [`benchmarks/results/agents.md`](../benchmarks/results/agents.md): W under `native · guards on`,
+# ✓ with today's defaults): each step's kind, and for an
 # `ungrounded` step the correction the model read instead of its draft. The cell is a success
 # demo; [`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held
 # in ten replays.
 
 # %% [markdown] lang="zh-CN"
-# 两个智能体默认都开着这个护栏。下面在一个这个模型常常比反的比较题上跑一次（在第 06 课的基准测试里测过）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这个单元格是一个成功演示；[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次。
+# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这个单元格是一个成功演示；[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -564,7 +576,10 @@ for r in drafts:
 cold_q = "北京和上海现在哪个更冷？"
 checked = run_function_calling(cold_q, tools=ToolRegistry([course.get("get_weather")]), conn=conn)
 for s in checked.steps:
-    print(f"step {s.number} {s.kind:<10} {(s.text or '')[:70]!r}")
+    calls = [f"{c.name}({c.arguments})" for c in s.tool_calls]
+    print(f"step {s.number} {s.kind:<10} {(s.text or '')[:70]!r} {' '.join(calls)}")
+    for event in s.events:  # e.g. "truncated": the reply hit max_tokens
+        print(f"{'':<16}event: {event[:100]}")
     if s.kind == "ungrounded":
         print(f"{'':<16}read instead: {s.feedback[:150]}")
 print(f"-> {checked.answer!r}")
