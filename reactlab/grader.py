@@ -228,6 +228,13 @@ def wrong_means(answer: str | None, result: RunResult) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _day_counts(result: RunResult) -> list[Decimal]:
+    """What each successful `days_between` call returned (a bare count), in order."""
+    return [value(c.observation.strip()) for st in result.steps or [] for c in st.tool_calls or []
+            if c.name == "days_between" and not c.error
+            and re.fullmatch(r"\s*-?\d+\s*", c.observation or "")]
+
+
 # an amount per day in the question: "每天存 5 元", "read 3 pages a day", "save 15 yuan every
 # day", "run 5 km every one of those days"
 _PER_DAY = re.compile(
@@ -250,9 +257,7 @@ def per_day_totals(answer: str | None, result: RunResult) -> list[tuple[str, str
     """
     question = normalise(result.question or "")
     rates = [value(a or b) for a, b in _PER_DAY.findall(question)]
-    days = [value(fs[0]) for st in result.steps or [] for c in st.tool_calls or []
-            if c.name == "days_between" and not c.error
-            and (fs := figures(c.observation)) and re.fullmatch(r"\s*-?\d+\s*", c.observation)]
+    days = _day_counts(result)
     if len(rates) != 1 or not days or not answer:
         return []
     rate, n = rates[0], abs(days[-1])
@@ -277,9 +282,7 @@ def unstated_days(answer: str | None, result: RunResult) -> list[str]:
     """
     if not answer or not _DAYS_ASKED.search(result.question or ""):
         return []
-    days = [value(fs[0]) for st in result.steps or [] for c in st.tool_calls or []
-            if c.name == "days_between" and not c.error
-            and (fs := figures(c.observation)) and re.fullmatch(r"\s*-?\d+\s*", c.observation)]
+    days = _day_counts(result)
     if not days:
         return []
     stated = {value(f) for f in figures(answer)}
