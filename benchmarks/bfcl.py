@@ -294,15 +294,15 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [c for c in categories if c not in CATEGORIES]
     if unknown:
         ap.error(f"unknown categories {unknown}: choose from {', '.join(CATEGORIES)}")
+    from reactlab.connection import ServerError
+
     try:
         run(args.base_url, args.model, args.api_key, args.label, args.per_category, args.seed,
             args.out, categories, args.max_tokens, wait=args.wait, extra_body=args.extra_body)
     except (BfclMissing, EndpointDown) as e:
         print(e, file=sys.stderr)
         return 2
-    except RuntimeError as e:  # reactlab.connection.ServerError: a stale local server
-        if type(e).__name__ != "ServerError":
-            raise
+    except ServerError as e:  # a stale local reactlab server
         print(e, file=sys.stderr)
         return 2
     return 0

@@ -104,9 +104,16 @@ def subjects(result: RunResult) -> dict[str, Subject]:
             sub = out.setdefault(match.group(1).strip(), Subject(match.group(1).strip()))
             sub.texts.append(obs)
             args = call.arguments.values() if isinstance(call.arguments, dict) else []
-            sub.spellings |= {a.strip() for a in args if isinstance(a, str)
-                              and 2 <= len(a.strip()) <= 30 and not re.search(r"[\d{}\"]", a)}
+            sub.spellings |= {n for a in args if (n := _name_arg(a))}
     return out
+
+
+def _name_arg(arg) -> str | None:
+    """A call argument that reads as a name ("广州", "Tsingtao Brewery"), stripped; None for a
+    date, an expression, JSON or anything too short or long. Example: _name_arg(" 北京 ") -> "北京"
+    """
+    name = arg.strip() if isinstance(arg, str) else ""
+    return name if 2 <= len(name) <= 30 and not re.search(r"[\d{}\"]", name) else None
 
 
 def _key(name: str) -> str:
@@ -230,9 +237,7 @@ def failed_lookups(result: RunResult, subs: dict[str, Subject]) -> dict[str, str
             why = _ERROR_PREFIX.sub("", obs)  # "Error: get_closing_price failed: ValueError: "
             why = re.split(r"(?<=[.。])\s", why, maxsplit=1)[0].rstrip(".。")[:80]
             for arg in call.arguments.values():
-                name = arg.strip() if isinstance(arg, str) else ""
-                if 2 <= len(name) <= 30 and not re.search(r"[\d{}\"]", name) \
-                        and _key(name) not in fetched:
+                if (name := _name_arg(arg)) and _key(name) not in fetched:
                     out.setdefault(name, why)
     return out
 

@@ -81,7 +81,9 @@ def correction(result: RunResult) -> Correction | None:
     answer = result.answer or ""
     subs = claims.subjects(result)
     known = claims.names(subs)
-    asked = list(dict.fromkeys(n for _, _, n in claims.mentions(result.question or "", known)))
+    question = claims.normalise(result.question or "")
+    said = claims.mentions(question, known)
+    asked = list(dict.fromkeys(n for _, _, n in said))
     wrong_owner = claims.misattributed(answer, result, subs, known)
     missing = [n for n in asked if n not in subs]
     missing += [o for o, _, _ in wrong_owner if o not in subs and o not in missing]
@@ -90,22 +92,25 @@ def correction(result: RunResult) -> Correction | None:
         missing += [n for n in found.missing if n not in missing]
     if missing:
         return Correction("missing", reasons, names=tuple(missing))
-    for name in dict.fromkeys(n for n, _, _ in verdict.unfetched):
-        why = next(w for n, _, w in verdict.unfetched if n == name)
+    if verdict.unfetched:  # the first name whose lookup failed, with its error
+        name, _, why = verdict.unfetched[0]
         return Correction("fact", reasons, fact=(f"the lookup for {name} failed ({why}), so "
                                                  f"there is no figure for {name}: say it was "
                                                  "not found and give it no figure"))
-    for expr in verdict.totals:  # an amount a day over the days days_between gave
-        return Correction("compute", reasons, fact=expr)
-    for n in verdict.days:  # the total alone, when the question also asks how many days
-        return Correction("fact", reasons, fact=(f"days_between gave {n} days, and the question "
-                                                 "asks how many days"))
+    if verdict.totals:  # an amount a day over the days days_between gave
+        return Correction("compute", reasons, fact=verdict.totals[0])
+    if verdict.days:  # the total alone, when the question also asks how many days
+        return Correction("fact", reasons, fact=(f"days_between gave {verdict.days[0]} days, "
+                                                 "and the question asks how many days"))
     if verdict.unsupported or verdict.gaps:
         return Correction("compute", reasons)  # a figure from nowhere, or a gap misjudged
     for fig, expr in verdict.misnamed:
         return Correction("difference", reasons, fact=f"{fig} is {expr}")
     if found and found.winner:
-        return Correction("fact", reasons, fact=_checked(found, _as_asked(result, known)))
+        said_as: dict[str, str] = {}  # name -> how the question spells it
+        for start, end, name in said:
+            said_as.setdefault(name, question[start:end])
+        return Correction("fact", reasons, fact=_checked(found, said_as))
     for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
         return Correction("fact", reasons,
                           fact=f"{owner}'s own tool result says {subs[owner].gist()}")
@@ -113,15 +118,6 @@ def correction(result: RunResult) -> Correction | None:
         readings = "; ".join(f"{n}: {subs[n].gist()}" for n in asked if n in subs)
         return Correction("cover", reasons, names=tuple(left), fact=readings)
     return None
-
-
-def _as_asked(result: RunResult, known: dict[str, set[str]]) -> dict[str, str]:
-    """name -> how the question spells it ("昆明" -> "Kunming" in an English question)."""
-    question = claims.normalise(result.question or "")
-    out: dict[str, str] = {}
-    for start, end, name in claims.mentions(question, known):
-        out.setdefault(name, question[start:end])
-    return out
 
 
 def _checked(found: claims.Contradiction, said_as: dict[str, str] | None = None) -> str:
