@@ -64,12 +64,15 @@ class Config:
     model: str = "1.5b"  # "1.5b" | "0.5b" | "provider"
     prompt: str = "base"  # "base" (the agents' defaults) | "worked" (PROMPT_LEVERS)
     choice: bool = False  # native: the server's answer-or-calls constraint under "auto"
+    steps: int = MAX_STEPS  # the step budget (max_steps); the id names it only when not 6
 
     @property
     def id(self) -> str:
         cd = "choice" if self.choice else "on" if self.constrained else "off"
         base = f"{self.protocol}|guards-{self.guards}|cd-{cd}|{self.model}"
-        return base if self.prompt == "base" else f"{base}|prompt-{self.prompt}"
+        if self.prompt != "base":
+            base += f"|prompt-{self.prompt}"
+        return base if self.steps == MAX_STEPS else f"{base}|steps-{self.steps}"
 
     @property
     def applicable(self) -> bool:
@@ -78,16 +81,18 @@ class Config:
 
     @classmethod
     def parse(cls, text: str) -> Config:
-        """Example: Config.parse("native|guards-on|cd-on|1.5b|prompt-worked")."""
+        """Example: Config.parse("native|guards-on|cd-on|1.5b|prompt-worked|steps-8")."""
         try:
             protocol, guards, cd, model, *rest = text.split("|")
+            steps = int(rest.pop().removeprefix("steps-")) if rest and rest[-1].startswith(
+                "steps-") else MAX_STEPS
             prompt = rest.pop().removeprefix("prompt-") if rest else "base"
-            if rest or prompt not in PROMPT_LEVERS:
+            if rest or prompt not in PROMPT_LEVERS or not 1 <= steps <= 20:
                 raise ValueError(text)
             if cd not in ("cd-on", "cd-off", "cd-choice"):
                 raise ValueError(text)
             return cls(protocol, guards.removeprefix("guards-"), cd == "cd-on", model, prompt,
-                       choice=cd == "cd-choice")
+                       choice=cd == "cd-choice", steps=steps)
         except ValueError:
             raise SystemExit(f"Cannot read the configuration {text!r}: write it like "
                              f"'native|guards-on|cd-off|1.5b' (see --list).") from None
@@ -188,7 +193,7 @@ def run_one(config: Config, task, conn: Any) -> dict:
     registry = registry_for(task)
     # "on" is the defaults as they were before the levers ("basic"); "levers" is Guards.on() now
     guards = {"on": Guards.basic, "off": Guards.off, "levers": Guards.levers,
-              "grounding": lambda n: replace(Guards.on(n), grounding=True)}[config.guards](MAX_STEPS)
+              "grounding": lambda n: replace(Guards.on(n), grounding=True)}[config.guards](config.steps)
     use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
            if config.constrained or config.choice else conn)
     react_name, native_name = PROMPT_LEVERS[config.prompt]
@@ -196,11 +201,11 @@ def run_one(config: Config, task, conn: Any) -> dict:
     if config.protocol == "native":
         extra = {"system_prompt": load_template(native_name)} if native_name else {}
         result = run_function_calling(task.question, tools=registry, conn=use,
-                                      max_steps=MAX_STEPS, guards=guards, **extra)
+                                      max_steps=config.steps, guards=guards, **extra)
     else:
         style = config.protocol.removeprefix("react-")
         extra = {"instructions": load_template(react_name)} if react_name else {}
-        result = run_react(task.question, tools=registry, conn=use, max_steps=MAX_STEPS,
+        result = run_react(task.question, tools=registry, conn=use, max_steps=config.steps,
                            style=style, guards=guards, **extra)
     wall = time.perf_counter() - t0
     rec = record(task, result, wall)

@@ -786,6 +786,18 @@ def test_config_ids_round_trip_and_action_input_is_never_constrained():
     assert not run_agents.Config("react-action_input", "on", True).applicable
 
 
+def test_step_budget_is_part_of_the_config_id_only_when_it_differs():
+    eight = run_agents.Config.parse("native|guards-levers|cd-off|1.5b|steps-8")
+    assert eight.steps == 8 and eight.id.endswith("|steps-8")
+    assert run_agents.Config.parse(eight.id) == eight
+    both = run_agents.Config.parse("react-json|guards-levers|cd-off|1.5b|prompt-worked|steps-8")
+    assert (both.prompt, both.steps) == ("worked", 8)
+    assert run_agents.Config("native", "levers").id == "native|guards-levers|cd-off|1.5b"
+    for bad in ("native|guards-levers|cd-off|1.5b|steps-0", "native|guards-levers|cd-off|1.5b|steps-x"):
+        with pytest.raises(SystemExit):
+            run_agents.Config.parse(bad)
+
+
 def test_resume_skips_done_runs_but_retries_provider_errors(tmp_path):
     path = tmp_path / "runs.jsonl"
     recs = [{"config": "a", "task": "t", "task_digest": "d", "mode": "solved"},
