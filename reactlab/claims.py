@@ -164,6 +164,34 @@ def mentions(text: str, known: dict[str, set[str]]) -> list[tuple[int, int, str]
     return out
 
 
+# a name joined to a known one: "青岛啤酒和宁德时代的收盘价", "Kweichow Moutai and Ping An Insurance?"
+_AND_ZH = re.compile(r"\s*(?:和|与|跟|及|、)\s*([\u4e00-\u9fff]{2,6}?)(?=的|现在|今天|昨天|目前|，|,|？|\?|。|哪|分别|两|$)")
+_AND_EN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+)((?:[A-Z][\w.&-]*)(?:\s+[A-Z][\w.&-]*){0,3})"
+                     r"(?=\s*(?:'s\b|’s\b|\?|,|\.|$)|\s+(?:right|now|today|yesterday|stock|shares?|closing)\b)")
+
+_NOT_A_NAME = re.compile(r"今|明|昨|前天|后天|现在|目前|这|那|其|别|所有|全部|平均|哪|(?i:the\b|today|now)")
+
+
+def partners(question: str, known: dict[str, set[str]]) -> list[str]:
+    """Names the question joins to a known name that are not known themselves: the stock the
+    course has no data for ("青岛啤酒和宁德时代的收盘价分别是多少？" -> ["宁德时代"]), so an answer that
+    covers only 青岛啤酒 has skipped a part even though no tool was ever asked about 宁德时代.
+
+    It reads only a name right after a known one and "和/与/、/and/or"; a name before the known
+    one, or a list of unknown names, is NOT found. Example: partners("What were the closing prices
+    of Kweichow Moutai and Ping An Insurance?", names({})) -> ["Ping An Insurance"]
+    """
+    text = normalise(question)
+    keys = {_key(s) for n, spellings in known.items() for s in spellings | {n}}
+    out = []
+    for _, end, _ in mentions(text, known):
+        m = _AND_ZH.match(text, end) or _AND_EN.match(text, end)
+        if (m and _key(m.group(1)) not in keys and not mentions(m.group(1), known)
+                and not _NOT_A_NAME.match(m.group(1))):
+            out.append(m.group(1))
+    return list(dict.fromkeys(out))
+
+
 def spans(pattern: re.Pattern, text: str, offset: int = 0) -> list[tuple[int, int]]:
     """Cut `text` after each match of `pattern`: [(start, end), …] covering all of it."""
     cuts = [0, *(m.end() for m in pattern.finditer(text)), len(text)]
@@ -219,16 +247,15 @@ def misattributed(answer: str, result: RunResult, subs: dict[str, Subject],
     return found
 
 
-def failed_lookups(result: RunResult, subs: dict[str, Subject]) -> dict[str, str]:
-    """name -> the error of its lookup, for a name every lookup of which failed: the string
-    argument of a call that raised (an unknown stock, a tool down for good), when no successful
-    result is about that name. A call held back ("Not run: …") is not a lookup.
+def lookup_errors(result: RunResult, subs: dict[str, Subject]) -> dict[str, list[str]]:
+    """name -> the error of each of its lookups, for a name every lookup of which failed: the
+    string argument of a call that raised (an unknown stock, a tool down for good), when no
+    successful result is about that name. A call held back ("Not run: …") is not a lookup.
 
-    Example: get_closing_price("宁德时代") -> "Error: … no closing price for '宁德时代'. …"
-             -> {"宁德时代": "no closing price for '宁德时代'"}
+    Example: get_weather("上海") failing twice -> {"上海": ["the data service is down …", "…"]}
     """
     fetched = {_key(s) for sub in subs.values() for s in sub.spellings | {sub.name}}
-    out: dict[str, str] = {}
+    out: dict[str, list[str]] = {}
     for step in result.steps or []:
         for call in step.tool_calls or []:
             obs = (call.observation or "").strip()
@@ -238,7 +265,29 @@ def failed_lookups(result: RunResult, subs: dict[str, Subject]) -> dict[str, str
             why = re.split(r"(?<=[.。])\s", why, maxsplit=1)[0].rstrip(".。")[:80]
             for arg in call.arguments.values():
                 if (name := _name_arg(arg)) and _key(name) not in fetched:
-                    out.setdefault(name, why)
+                    out.setdefault(name, []).append(why)
+    return out
+
+
+def failed_lookups(result: RunResult, subs: dict[str, Subject]) -> dict[str, str]:
+    """name -> the error of its first lookup, for a name every lookup of which failed
+    (`lookup_errors`).
+
+    Example: get_closing_price("宁德时代") -> "Error: … no closing price for '宁德时代'. …"
+             -> {"宁德时代": "no closing price for '宁德时代'"}
+    """
+    return {name: errors[0] for name, errors in lookup_errors(result, subs).items()}
+
+
+def failed_names(result: RunResult, subs: dict[str, Subject],
+                 known: dict[str, set[str]]) -> dict[str, list[str]]:
+    """`lookup_errors` keyed by known name: a call's argument is matched to the known name it
+    spells ("Kweichow Moutai" -> 贵州茅台); an argument that spells none stays as it is."""
+    out: dict[str, list[str]] = {}
+    for arg, errors in lookup_errors(result, subs).items():
+        hit = mentions(arg, known)
+        whole = len(hit) == 1 and hit[0][1] - hit[0][0] >= len(normalise(arg).strip()) - 1
+        out.setdefault(hit[0][2] if whole else arg, []).extend(errors)
     return out
 
 

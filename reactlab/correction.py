@@ -12,6 +12,9 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
   a comparison whose size is not the gap between the readings ("广州比北京高1.8°C" after 24.2
   and 23.4), or a mean that is not the readings' mean ("平均气温是 21°C" after 23.4, 19.8 and
   24.2) → compute it with the calculator (the next request requires a tool call);
+- `aggregate`: a mean or a total that is not the mean or the sum of the asked names' readings,
+  even one a calculator gave (`(23.4 + 19.8 + 19.8) / 3` before 广州 was fetched) → the
+  expression over the fetched readings (`grader.aggregates`), to compute with the calculator;
   When the question counts an amount a day over the days `days_between` gave ("每天存 10 元")
   and the answer does not state that total, the correction names the expression
   (`grader.per_day_totals`: "193 * 10"): measured, told only to use the calculator, the 1.5B
@@ -20,8 +23,9 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
   `calculator("(67.92 + 1488.21) / 2")`) → compute the difference with the calculator (the
   next request requires a tool call);
 - `fact`: the comparison is backwards, or one name was given another's figures, or a name
-  whose lookup failed was given a figure (a calculation on another name's price) → the checked
-  fact, then answer again (no call needed);
+  whose lookup failed was given a figure (a calculation on another name's price), or a name
+  the answer needs was looked up twice and failed both times (a service down for good) → the
+  checked fact, then answer again (no call needed);
   Also a day count the question asks for and the answer leaves out (`grader.unstated_days`:
   "2680" alone for "还有多少天？…一共有多少钱？") → the count days_between gave;
 - `cover`: the answer gives one name's figures and leaves another fetched name out ("长沙的湿度
@@ -44,7 +48,7 @@ from reactlab import claims
 from reactlab.grader import grade
 from reactlab.runlog import RunResult
 
-KINDS = ("missing", "compute", "difference", "fact", "cover")
+KINDS = ("missing", "compute", "aggregate", "difference", "fact", "cover")
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class Correction:
     @property
     def needs_call(self) -> bool:
         """True when the fix is a tool call: the next request should require one."""
-        return self.kind in ("missing", "compute", "difference")
+        return self.kind in ("missing", "compute", "aggregate", "difference")
 
 
 def correction(result: RunResult) -> Correction | None:
@@ -83,25 +87,37 @@ def correction(result: RunResult) -> Correction | None:
     known = claims.names(subs)
     question = claims.normalise(result.question or "")
     said = claims.mentions(question, known)
-    asked = list(dict.fromkeys(n for _, _, n in said))
+    asked = list(dict.fromkeys([*(n for _, _, n in said),
+                                *claims.partners(result.question or "", known)]))
     wrong_owner = claims.misattributed(answer, result, subs, known)
     missing = [n for n in asked if n not in subs]
     missing += [o for o, _, _ in wrong_owner if o not in subs and o not in missing]
     found = claims.contradiction(answer, result, subs, known)
     if found and found.missing:
         missing += [n for n in found.missing if n not in missing]
+    # a name looked up twice in vain, or a name the course has no data for looked up once (an
+    # unknown stock): another try cannot help, and asked for one the 1.5B invents a figure
+    # (t62: "上海 22 度" after three failures); say what the tools said instead
+    course = claims.course_names()
+    tried = {n: errors[0] for n, errors in claims.failed_names(result, subs, known).items()
+             if n in missing and (len(errors) >= 2 or n not in course)}
+    missing = [n for n in missing if n not in tried]
     if missing:
         return Correction("missing", reasons, names=tuple(missing))
-    if verdict.unfetched:  # the first name whose lookup failed, with its error
-        name, _, why = verdict.unfetched[0]
+    if verdict.unfetched or tried:  # the first name whose lookup failed, with its error
+        name, why = ((verdict.unfetched[0][0], verdict.unfetched[0][2]) if verdict.unfetched
+                     else next(iter(tried.items())))
         return Correction("fact", reasons, fact=(f"the lookup for {name} failed ({why}), so "
                                                  f"there is no figure for {name}: say it was "
-                                                 "not found and give it no figure"))
+                                                 "not found or could not be fetched, and give "
+                                                 "it no figure"))
     if verdict.totals:  # an amount a day over the days days_between gave
         return Correction("compute", reasons, fact=verdict.totals[0])
     if verdict.days:  # the total alone, when the question also asks how many days
         return Correction("fact", reasons, fact=(f"days_between gave {verdict.days[0]} days, "
                                                  "and the question asks how many days"))
+    if verdict.aggregates:  # a mean or total that is not the asked names' mean or sum
+        return Correction("aggregate", reasons, fact=verdict.aggregates[0])
     if verdict.unsupported or verdict.gaps:
         return Correction("compute", reasons)  # a figure from nowhere, or a gap misjudged
     for fig, expr in verdict.misnamed:

@@ -7,15 +7,18 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
   ran out is a ✘ with that reason (the checks below still add theirs);
 - invention: a figure no tool result, the question or a calculation gives
   (`reactlab.figures`), or an `Observation:` line the model wrote itself;
-- parts: every name the question asks about (北京 and 广州) needs its tool result, and an
-  answer that states one name's figures must state the other's too;
+- parts: every name the question asks about (北京 and 广州, and a name joined to a known one
+  that the course has no data for: 宁德时代 in "青岛啤酒和宁德时代", `claims.partners`) needs its
+  tool result, and an answer that states one name's figures must state the other's too; a
+  name whose every lookup failed is covered by an answer that names it without a figure;
 - attribution and comparisons (`reactlab.claims`): 广州 given 北京's figures, or "青岛啤酒更高"
   when 67.92 < 1488.21, is a ✘;
 - arithmetic the answer writes out, a mean or a sum it calls a difference ("相差778.065"
   after `calculator("(67.92 + 1488.21) / 2")`), a comparison's size that is not the gap
   between the two readings ("广州比北京高1.8°C" after 24.2 and 23.4), and the expected facts
-  where the caller knows them; a mean that is neither the mean of the fetched readings nor a
-  calculator result ("三地的平均气温是 21°C" after 23.4, 19.8 and 24.2);
+  where the caller knows them; a mean or a total that is not the mean or the sum of the fetched
+  readings ("三地的平均气温是 21°C" after 23.4, 19.8 and 24.2, even from a calculator fed the wrong
+  figures);
 - amounts the question gives that nothing uses once a tool has answered ("再加上已有的 500 元"
   answered "2180元", 20 × 109): `figures.unused_givens` (skipped when the answer states every
   expected figure).
@@ -89,6 +92,7 @@ class Verdict:
     unfetched: list[tuple[str, str, str]] = field(default_factory=list)
     totals: list[str] = field(default_factory=list)  # per_day_totals: the expressions
     days: list[str] = field(default_factory=list)  # unstated_days: the day count left out
+    aggregates: list[str] = field(default_factory=list)  # aggregates: the mean or sum to compute
 
     def __str__(self) -> str:
         return f"verdict: {'✔' if self.ok else '✘'} " + "; ".join(self.reasons)
@@ -190,42 +194,80 @@ def wrong_differences(answer: str | None, result: RunResult) -> list[str]:
 
 
 # a figure the answer calls a mean: "平均气温是 21°C", "The average humidity of the four cities
-# (天津, 青岛, 哈尔滨, 昆明) is 48%"
+# (天津, 青岛, 哈尔滨, 昆明) is 48%"; or a total: "三地现在的气温加起来是54.6度", "The total cost of
+# one share of Kweichow Moutai and one share of Tsingtao Brewery … is 778.065 CNY"
 _MEAN = re.compile(r"(?:平均|均值|(?i:\baverage\b|\bmean\b))[^\d。;；\n]{0,60}?(\d+(?:\.\d+)?)")
+_TOTAL_WORDS = r"加起来|加在一起|总和|之和|合计|总共|一共|(?i:\btotal\b|\bsum\b|\bcombined\b|\btogether\b|altogether)"
+_TOTAL = re.compile(rf"(?:{_TOTAL_WORDS})[^\d。;；\n]{{0,120}}?(\d+(?:\.\d+)?)")
+
+
+def _asked_readings(result: RunResult) -> list[tuple[str, Decimal]] | None:
+    """(name, reading) of every name the question asks about, in its quantity; None unless
+    two or more are asked, every one fetched, and the question names the quantity."""
+    subs = claims.subjects(result)
+    known = claims.names(subs)
+    asked = list(dict.fromkeys(n for _, _, n in claims.mentions(result.question or "", known)))
+    q = claims.quantity(result.question or "")
+    if len(asked) < 2 or q is None or any(n not in subs for n in asked):
+        return None
+    readings = [claims.reading(subs[n], q) for n in asked]
+    return None if None in readings else list(zip(asked, readings))
+
+
+def _stated(pattern: re.Pattern, text: str, right: Decimal) -> list[str]:
+    """The figures `pattern` finds that are not a rounding of `right`; a match passes when any
+    figure in the rest of its sentence is ("Average: \\(\\frac{67.4}{3} = 22.47°C\\)")."""
+    out = []
+    for m in pattern.finditer(text):
+        rest = re.split(r"[。;；\n]|\.(?:\s|$)", text[m.start(1):m.start(1) + 120])[0]
+        if not any(is_rounding(got, right) for got in map(value, figures(rest) or [m.group(1)])):
+            out.append(m.group(1))
+    return list(dict.fromkeys(out))
+
+
+def aggregates(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
+    """(reason, fact) for each mean or total the answer states that is not the mean or the sum
+    of the fetched readings of the names the question asks about (every one fetched, two or
+    more, the question naming the quantity). A calculator result does not excuse it: the
+    1.5B computes `(23.4 + 19.8 + 19.8) / 3` before the third city is fetched.
+    A total is checked only when the question asks for one and states no figure of its own
+    ("10 shares of A and 100 of B" is not the plain sum).
+
+    Example: after 北京 23.4, 上海 19.8 and 广州 24.2 °C, "三地的平均气温是 21°C" ->
+             [('the answer gives 21 as the mean, but the mean of the fetched readings
+             (23.4, 19.8, 24.2) is 22.47', 'the mean of 北京 23.4, 上海 19.8 and 广州 24.2,
+             (23.4 + 19.8 + 24.2) / 3')]
+    It does NOT check a mean or total of anything else (shares, days, a subset of the names).
+    """
+    pairs = _asked_readings(result)
+    if not pairs or not answer:
+        return []
+    readings = [r for _, r in pairs]
+    listed = ", ".join(f"{r:f}" for r in readings)
+    named = ", ".join(f"{n} {r:f}" for n, r in pairs[:-1]) + f" and {pairs[-1][0]} {pairs[-1][1]:f}"
+    plus = " + ".join(f"{r:f}" for r in readings)
+    text = normalise(answer)
+    total, mean = sum(readings), sum(readings) / len(readings)
+    out = [(f"the answer gives {got} as the mean, but the mean of the fetched readings "
+            f"({listed}) is {round(float(mean), 2):g}",
+            f"the mean of {named}: ({plus}) / {len(readings)}")
+           for got in _stated(_MEAN, text, mean)]
+    question = normalise(result.question or "")
+    if re.search(_TOTAL_WORDS, question) and not figures(question):
+        out += [(f"the answer gives {got} as the total, but the sum of the fetched readings "
+                 f"({listed}) is {total:f}", f"the sum of {named}: {plus}")
+                for got in _stated(_TOTAL, text, total)]
+    return out
 
 
 def wrong_means(answer: str | None, result: RunResult) -> list[str]:
-    """Means the answer states that are neither the mean of the fetched readings of the names
-    the question asks about (every one fetched, two or more) nor a calculator result.
+    """The reasons `aggregates` gives (means and totals), without the facts.
 
     Example: after 北京 23.4, 上海 19.8 and 广州 24.2 °C, "三地的平均气温是 21°C" ->
              ['the answer gives 21 as the mean, but the mean of the fetched readings
              (23.4, 19.8, 24.2) is 22.47']
     """
-    subs = claims.subjects(result)
-    known = claims.names(subs)
-    asked = list(dict.fromkeys(n for _, _, n in claims.mentions(result.question or "", known)))
-    if len(asked) < 2 or any(n not in subs for n in asked):
-        return []
-    computed = [value(f) for s in result.steps or [] for c in s.tool_calls or []
-                if c.name == "calculator" and not c.error for f in figures(c.observation)[:1]]
-    q = claims.quantity(result.question or "")
-    readings = [claims.reading(subs[n], q) for n in asked]
-    if q is None or None in readings:
-        return []
-    mean = sum(readings) / len(readings)
-    out = []
-    text = normalise(answer or "")
-    for m in _MEAN.finditer(text):
-        # the rest of the sentence: "Average: \(\frac{67.4}{3} = 22.47°C\)" states 22.47
-        rest = re.split(r"[。;；\n]|\.(?:\s|$)", text[m.start(1):m.start(1) + 120])[0]
-        if any(is_rounding(got, mean) or any(is_rounding(got, v) for v in computed)
-               for got in map(value, figures(rest) or [m.group(1)])):
-            continue
-        out.append(f"the answer gives {m.group(1)} as the mean, but the mean of the fetched "
-                   f"readings ({', '.join(f'{r:f}' for r in readings)}) is "
-                   f"{round(float(mean), 2):g}")
-    return list(dict.fromkeys(out))
+    return [reason for reason, _ in aggregates(answer, result)]
 
 
 def _day_counts(result: RunResult) -> list[Decimal]:
@@ -433,13 +475,21 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     unsupported = _unsupported(answer, result, tuple(map(str, expected.figures)), _readings(subs))
     parts = list(dict.fromkeys(
         [claims.home(p, known) for p in wanted] if wanted
-        else [n for _, _, n in claims.mentions(result.question or "", known)]))
+        else [*(n for _, _, n in claims.mentions(result.question or "", known)),
+              *(claims.home(p, known) for p in claims.partners(result.question or "", known))]))
     # a part is met by its own tool result, or by a passage that is about it (a document search
     # for 广州's 早茶 answers "在广州…" without a result whose subject is 广州)
     passages = [c.observation for s in result.steps or [] for c in s.tool_calls or []
                 if c.observation and not c.error]
     unmet = [p for p in parts if p not in subs
              and not any(claims.mentions(text, {p: known.get(p, {p})}) for text in passages)]
+    # a part every lookup of which failed is covered by an answer that names it and gives it
+    # no figure ("上海的天气数据无法获取"): that is what the tools said
+    failed = claims.failed_names(result, subs, known)
+    owned = {n for n, _, _ in claims.unfetched(answer, result, subs, known)}
+    told = [p for p in unmet if p in failed and p not in owned
+            and claims.mentions(answer, {p: known.get(p, {p})})]
+    unmet = [p for p in unmet if p not in told]
     wrong_owner = claims.misattributed(answer, result, subs, known)
     # a figure for a name whose lookup failed, unless it is already unsupported (said once)
     lost = [u for u in claims.unfetched(answer, result, subs, known) if u[1] not in unsupported]
@@ -471,7 +521,8 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
                                           f"the answer nor any tool call uses "
                                           f"{'it' if len(unused) == 1 else 'them'}")))
     misnamed = misnamed_differences(answer, result)
-    gaps = wrong_differences(answer, result) + wrong_means(answer, result)
+    summed = aggregates(answer, result)
+    gaps = wrong_differences(answer, result) + [r for r, _ in summed]
     problems += [("wrong_answer", (f"the answer calls {fig} a difference, but the calculator "
                                    f"computed it as {expr}, which subtracts nothing"))
                  for fig, expr in misnamed]
@@ -482,6 +533,9 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     problems += [("incomplete", (f"the question asks how many days, days_between gave {n}, "
                                  "and the answer does not state it")) for n in untold]
     problems += [("wrong_answer", r) for r in unmet_expected]
+    if not problems and told and not stated:
+        return Verdict(True, [f"the lookup for {', '.join(told)} failed, and the answer says so "
+                              "without giving it a figure"], [], None)
     if not problems:
         why = (f"every figure comes from a tool result, the question or a calculation "
                f"({', '.join(stated[:6])}{' …' if len(stated) > 6 else ''})" if stated else
@@ -489,4 +543,5 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         return Verdict(True, [why], [], None)
     mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
     return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode,
-                   misnamed, gaps, unused, left, lost, [e for _, e in per_day], untold)
+                   misnamed, gaps, unused, left, lost, [e for _, e in per_day], untold,
+                   [f for _, f in summed])

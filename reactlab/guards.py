@@ -133,13 +133,15 @@ class Guards:
         """
         if not self.grounding or sum(s.kind == "ungrounded" for s in steps) >= self.max_corrections:
             return None
+        fix = correction(RunResult(question, answer, "final", steps=list(steps)))
         if not any(c.observation and not c.error for s in steps for c in s.tool_calls):
             # Nothing fetched to check figures against: common knowledge ("7 days") stands, and
             # so does an honest "could not fetch" after a tool that failed. Measured: asking
             # for the missing name here too acted only on a service down for good (t62, t63
-            # of the fourth round), where the model then invented a temperature.
-            return None
-        return correction(RunResult(question, answer, "final", steps=list(steps)))
+            # of the fourth round), where the model then invented a temperature. Only the fact
+            # that a lookup failed is told (no call asked for).
+            return fix if fix is not None and fix.kind == "fact" else None
+        return fix
 
     def held_back(self, question: str, steps: list[Step],
                   calls: list[tuple[str, Any]]) -> dict[int, list[str]]:
@@ -240,6 +242,8 @@ def correction_text(fix: Correction, question: str) -> str:
     if fix.kind == "missing":
         return render_template("grounding_missing", names=" and ".join(fix.names),
                                first=fix.names[0], question=question)
+    if fix.kind == "aggregate":
+        return render_template("grounding_aggregate", fact=fix.fact, question=question)
     if fix.kind == "difference":
         return render_template("grounding_difference", fact=fix.fact, question=question)
     if fix.kind == "fact":

@@ -214,6 +214,29 @@ def test_a_figure_for_a_stock_not_found_gets_the_failed_lookup_as_the_fact():
     assert "33.96" not in correction_text(c, r.question)  # the draft's figure is not repeated
 
 
+DOWN = ("Error: get_weather failed: ConnectionError: the data service is down for the rest of "
+        "this session (a lasting failure: retrying will not help). Tell the user that the data "
+        "could not be fetched.")
+
+
+def test_a_name_looked_up_twice_in_vain_gets_the_failure_as_the_fact_not_a_third_try():
+    # t62, the seventh round: get_weather(上海) failed three times, then "22 degrees"
+    twice = run("上海现在的气温是多少度？", "The current temperature in Shanghai is 22 degrees Celsius.",
+                ("get_weather", {"location": "上海"}, DOWN, True),
+                ("get_weather", {"location": "上海"}, DOWN, True))
+    c = correction(twice)
+    assert c.kind == "fact" and not c.needs_call
+    assert c.fact.startswith("the lookup for 上海 failed (the data service is down")
+    assert "not found or could not be fetched" in c.fact
+    # the guard tells it even though no tool answered anything (it asks for no call)
+    from reactlab.guards import Guards
+    assert Guards.on().ground(twice.question, twice.answer, twice.steps[:-1]) == c
+    # one failure: a second try may work (a flaky tool), so the name is asked for again
+    once = run(twice.question, twice.answer, ("get_weather", {"location": "上海"}, DOWN, True))
+    assert correction(once).kind == "missing"
+    assert Guards.on().ground(once.question, once.answer, once.steps[:-1]) is None
+
+
 def test_the_checked_fact_spells_the_names_as_the_question_does():
     # the real native run (suite task t15): told in Chinese names, the model kept "Harbin"
     hrb = ("哈尔滨: 14.8°C (feels like 12.9°C), humidity 29%, wind 西南风 5.8 m/s, precipitation "

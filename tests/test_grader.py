@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reactlab.grader import (
+    aggregates,
     MODES,
     Expected,
     Verdict,
@@ -210,9 +211,48 @@ def test_a_part_never_fetched_is_incomplete_or_invented():
     assert v.mode == "incomplete"
     assert v.reasons == ["no tool result for 广州 came back, so the answer cannot cover it"]
     assert grade(weather("北京23.4°C，广州19°C", "北京")).mode == "invented_data"
-    failed = run("广州现在的气温是多少度？", "I can't provide the weather for Guangzhou right now.",
-                 ("get_weather", {"location": "广州"}, "Error: TimeoutError", True))
-    assert grade(failed).mode == "wrong_answer"  # no figure stated: as in the benchmark
+    # the lookup failed: an answer that names the city and gives it no figure says what the
+    # tools said; one that names nothing, or gives a figure, does not
+    gz = ("get_weather", {"location": "广州"}, "Error: TimeoutError", True)
+    told = grade(run("广州现在的气温是多少度？", "I can't provide the weather for Guangzhou right now.", gz))
+    assert told.ok and told.reasons == ["the lookup for 广州 failed, and the answer says so "
+                                        "without giving it a figure"]
+    assert grade(run("广州现在的气温是多少度？", "Sorry, I can't help.", gz)).mode == "wrong_answer"
+    assert grade(run("广州现在的气温是多少度？", "广州现在22度。", gz)).mode == "invented_data"
+
+
+def test_a_name_joined_to_a_known_one_is_a_part_of_the_question():
+    # t60, the seventh round's native run: 宁德时代 (no data in the course) never looked up
+    q = "青岛啤酒和宁德时代的收盘价分别是多少？"
+    v = grade(run(q, "青岛啤酒的收盘价是67.92元。", ("get_closing_price", {"name": "青岛啤酒"}, QD)))
+    assert v.mode == "incomplete" and "no tool result for 宁德时代 came back" in v.reasons[0]
+    nf = ("Error: get_closing_price failed: ValueError: no closing price for '宁德时代'. Known "
+          "stocks: 青岛啤酒 (600600.SH), 贵州茅台 (600519.SH).")
+    both = run(q, "青岛啤酒的收盘价是67.92元，宁德时代未搜到该股票。",
+               ("get_closing_price", {"name": "青岛啤酒"}, QD),
+               ("get_closing_price", {"name": "宁德时代"}, nf, True))
+    assert grade(both).ok
+
+
+@pytest.mark.parametrize("question,found", [
+    ("青岛啤酒和宁德时代的收盘价分别是多少？", ["宁德时代"]),
+    ("What were the closing prices of Kweichow Moutai and Ping An Insurance?", ["Ping An Insurance"]),
+    ("北京和巴黎现在哪个更热？", ["巴黎"]),
+    ("北京和广州现在的天气怎么样？", []),  # both known
+    ("北京和今天的天气", []),  # a time word is not a name
+    ("比亚迪的收盘价是多少？", []),  # nothing known to join it to
+    ("How is the weather in Beijing and Shanghai today?", []),
+])
+def test_partners_reads_a_name_after_a_known_one_and_a_conjunction(question, found):
+    from reactlab import claims
+    assert claims.partners(question, claims.names({})) == found
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=60))
+def test_partners_never_raises(text):
+    from reactlab import claims
+    assert isinstance(claims.partners("北京和" + text, claims.names({})), list)
 
 
 def test_made_up_tool_inputs_and_wrong_sums():
@@ -398,7 +438,61 @@ def test_a_mean_worked_out_wrongly_in_the_head_is_caught():
     assert not v.ok and v.gaps == [("the answer gives 21 as the mean, but the mean of the "
                                     "fetched readings (23.4, 19.8, 24.2) is 22.47")]
     from reactlab.correction import correction
-    assert correction(three("三地的平均气温是 21°C。")).kind == "compute"
+    fix = correction(three("三地的平均气温是 21°C。"))
+    assert fix.kind == "aggregate" and fix.needs_call
+    assert fix.fact == "the mean of 北京 23.4, 上海 19.8 and 广州 24.2: (23.4 + 19.8 + 24.2) / 3"
+
+
+def test_a_mean_from_a_calculator_fed_the_wrong_figures_is_still_wrong():
+    # t25, the seventh round's ReAct run: (23.4 + 19.8 + 19.8) / 3 -> 21 before 广州 was fetched
+    answer = "北京: 23.4°C, 上海: 19.8°C, 广州: 24.2°C, 三地的平均气温是 21°C."
+    r = run(AVG, answer, ("get_weather", {"location": "北京"}, BJ),
+            ("get_weather", {"location": "上海"}, SH),
+            ("calculator", {"expression": "(23.4 + 19.8 + 19.8) / 3"}, "21"),
+            ("get_weather", {"location": "广州"}, GZ))
+    v = grade(r)
+    assert not v.ok and v.aggregates == [
+        "the mean of 北京 23.4, 上海 19.8 and 广州 24.2: (23.4 + 19.8 + 24.2) / 3"]
+
+
+TJW = "天津: 21.2°C (feels like 19.8°C), humidity 52%"
+QDW = "青岛: 15.6°C (feels like 14.2°C), humidity 81%"
+SUM = "北京、天津、青岛三地现在的气温加起来是多少度？"
+
+
+def test_a_total_that_is_not_the_sum_of_the_readings_is_caught():
+    calls = (("get_weather", {"location": "北京"}, BJ), ("get_weather", {"location": "天津"}, TJW),
+             ("get_weather", {"location": "青岛"}, QDW))
+    v = grade(run(SUM, "三地现在的气温加起来是54.6度。", *calls))
+    assert not v.ok and v.gaps == ["the answer gives 54.6 as the total, but the sum of the "
+                                   "fetched readings (23.4, 21.2, 15.6) is 60.2"]
+    assert v.aggregates == ["the sum of 北京 23.4, 天津 21.2 and 青岛 15.6: 23.4 + 21.2 + 15.6"]
+    assert grade(run(SUM, "加起来是60.2度。", *calls)).ok
+    # the sum written out: the rest of the sentence states it
+    assert grade(run(SUM, "加起来是 23.4 + 21.2 + 15.6 = 60.2 度。", *calls)).ok
+
+
+def test_a_mean_called_a_total_is_caught_in_english():
+    # t51, the seventh round's native run: (1488.21 + 67.92) / 2 -> 778.065 called the total
+    q = ("What do one share of Kweichow Moutai and one share of Tsingtao Brewery cost together "
+         "at their closing prices?")
+    answer = ("The total cost of one share of Kweichow Moutai and one share of Tsingtao Brewery "
+              "at their closing prices is 778.065 CNY.")
+    r = run(q, answer, ("get_closing_price", {"name": "Kweichow Moutai"}, MT),
+            ("get_closing_price", {"name": "Tsingtao Brewery"}, QD),
+            ("calculator", {"expression": "(1488.21 + 67.92) / 2"}, "778.065"))
+    v = grade(r)
+    assert not v.ok and "the sum of the fetched readings (1488.21, 67.92) is 1556.13" in v.gaps[0]
+
+
+def test_a_total_is_not_checked_when_the_question_gives_its_own_figures():
+    # "10 shares of A and 100 shares of B" is not the plain sum of the two prices
+    q = "How much do 10 shares of Kweichow Moutai and 100 shares of Tsingtao Brewery cost in total?"
+    r = run(q, "The total cost is 21674.1 CNY.",
+            ("get_closing_price", {"name": "Kweichow Moutai"}, MT),
+            ("get_closing_price", {"name": "Tsingtao Brewery"}, QD),
+            ("calculator", {"expression": "10 * 1488.21 + 100 * 67.92"}, "21674.1"))
+    assert aggregates(r.answer, r) == []
 
 
 def test_a_right_mean_passes_rounded_or_written_out():
