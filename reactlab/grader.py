@@ -248,14 +248,14 @@ def aggregates(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
     plus = " + ".join(f"{r:f}" for r in readings)
     text = normalise(answer)
     total, mean = sum(readings), sum(readings) / len(readings)
-    out = [(f"the answer gives {got} as the mean, but the mean of the fetched readings "
-            f"({listed}) is {round(float(mean), 2):g}",
+    out = [((f"the answer gives {got} as the mean, but the mean of the fetched readings "
+            f"({listed}) is {round(float(mean), 2):g}"),
             f"the mean of {named}: ({plus}) / {len(readings)}")
            for got in _stated(_MEAN, text, mean)]
     question = normalise(result.question or "")
     if re.search(_TOTAL_WORDS, question) and not figures(question):
-        out += [(f"the answer gives {got} as the total, but the sum of the fetched readings "
-                 f"({listed}) is {total:f}", f"the sum of {named}: {plus}")
+        out += [((f"the answer gives {got} as the total, but the sum of the fetched readings "
+                 f"({listed}) is {total:f}"), f"the sum of {named}: {plus}")
                 for got in _stated(_TOTAL, text, total)]
     return out
 
@@ -534,8 +534,8 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
                                  "and the answer does not state it")) for n in untold]
     problems += [("wrong_answer", r) for r in unmet_expected]
     if not problems and told and not stated:
-        return Verdict(True, [f"the lookup for {', '.join(told)} failed, and the answer says so "
-                              "without giving it a figure"], [], None)
+        return Verdict(True, [(f"the lookup for {', '.join(told)} failed, and the answer says so "
+                              "without giving it a figure")], [], None)
     if not problems:
         why = (f"every figure comes from a tool result, the question or a calculation "
                f"({', '.join(stated[:6])}{' …' if len(stated) > 6 else ''})" if stated else

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reactlab.grader import (
-    aggregates,
     MODES,
     Expected,
     Verdict,
+    aggregates,
     comparison_problem,
     grade,
     unsupported_figures,
@@ -215,8 +215,8 @@ def test_a_part_never_fetched_is_incomplete_or_invented():
     # tools said; one that names nothing, or gives a figure, does not
     gz = ("get_weather", {"location": "广州"}, "Error: TimeoutError", True)
     told = grade(run("广州现在的气温是多少度？", "I can't provide the weather for Guangzhou right now.", gz))
-    assert told.ok and told.reasons == ["the lookup for 广州 failed, and the answer says so "
-                                        "without giving it a figure"]
+    assert told.ok and told.reasons == [("the lookup for 广州 failed, and the answer says so "
+                                        "without giving it a figure")]
     assert grade(run("广州现在的气温是多少度？", "Sorry, I can't help.", gz)).mode == "wrong_answer"
     assert grade(run("广州现在的气温是多少度？", "广州现在22度。", gz)).mode == "invented_data"
 
@@ -464,8 +464,8 @@ def test_a_total_that_is_not_the_sum_of_the_readings_is_caught():
     calls = (("get_weather", {"location": "北京"}, BJ), ("get_weather", {"location": "天津"}, TJW),
              ("get_weather", {"location": "青岛"}, QDW))
     v = grade(run(SUM, "三地现在的气温加起来是54.6度。", *calls))
-    assert not v.ok and v.gaps == ["the answer gives 54.6 as the total, but the sum of the "
-                                   "fetched readings (23.4, 21.2, 15.6) is 60.2"]
+    assert not v.ok and v.gaps == [("the answer gives 54.6 as the total, but the sum of the "
+                                   "fetched readings (23.4, 21.2, 15.6) is 60.2")]
     assert v.aggregates == ["the sum of 北京 23.4, 天津 21.2 and 青岛 15.6: 23.4 + 21.2 + 15.6"]
     assert grade(run(SUM, "加起来是60.2度。", *calls)).ok
     # the sum written out: the rest of the sentence states it
