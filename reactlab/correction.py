@@ -99,8 +99,12 @@ def correction(result: RunResult) -> Correction | None:
     # unknown stock): another try cannot help, and asked for one the 1.5B invents a figure
     # (t62: "上海 22 度" after three failures); say what the tools said instead
     course = claims.course_names()
-    tried = {n: errors[0] for n, errors in claims.failed_names(result, subs, known).items()
-             if n in missing and (len(errors) >= 2 or n not in course)}
+    failed = claims.failed_names(result, subs, known)
+    # (also a name the question spells in no way the grader knows, when nothing came back at
+    # all and the answer gives a figure anyway: "The closing price of比亚迪 is $19.00", t58)
+    lone = not subs and bool(verdict.unsupported)
+    tried = {n: errors[0] for n, errors in failed.items()
+             if (n in missing or lone) and (len(errors) >= 2 or n not in course)}
     missing = [n for n in missing if n not in tried]
     if missing:
         return Correction("missing", reasons, names=tuple(missing))

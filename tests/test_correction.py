@@ -237,6 +237,21 @@ def test_a_name_looked_up_twice_in_vain_gets_the_failure_as_the_fact_not_a_third
     assert Guards.on().ground(once.question, once.answer, once.steps[:-1]) is None
 
 
+def test_a_figure_when_nothing_came_back_gets_the_failed_lookup_as_the_fact():
+    # t58, the seventh round's native run: 比亚迪 is no course name, both lookups failed
+    nf = ("Error: get_closing_price failed: ValueError: no closing price for '比亚迪'. Known "
+          "stocks: 青岛啤酒 (600600.SH), 贵州茅台 (600519.SH).")
+    r = run("比亚迪的收盘价是多少？", "The closing price of比亚迪 is $19.00.",
+            ("get_closing_price", {"name": "比亚迪"}, nf, True))
+    c = correction(r)
+    assert c.kind == "fact" and c.fact.startswith("the lookup for 比亚迪 failed (no closing price")
+    from reactlab.guards import Guards
+    assert Guards.on().ground(r.question, r.answer, r.steps[:-1]) == c
+    # an honest answer gets nothing
+    r.answer = "未搜到该股票：比亚迪。"
+    assert correction(r) is None
+
+
 def test_the_checked_fact_spells_the_names_as_the_question_does():
     # the real native run (suite task t15): told in Chinese names, the model kept "Harbin"
     hrb = ("哈尔滨: 14.8°C (feels like 12.9°C), humidity 29%, wind 西南风 5.8 m/s, precipitation "
