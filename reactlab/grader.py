@@ -360,7 +360,30 @@ def _status(result: RunResult) -> tuple[str, str] | None:
         return "wrong_answer", f"the run ended with status {status!r}: {said}"
     if not answer.strip():
         return "wrong_answer", "the run gave no answer"
+    if echoes_question(answer, result.question):
+        return "wrong_answer", "the answer repeats the question and adds nothing to it"
     return None
+
+
+_PUNCT = re.compile(r"[\s\W_]+")
+
+
+def echoes_question(answer: str | None, question: str | None) -> bool:
+    """True when the answer is the question again and (almost) nothing else (three letters at
+    most beside it, no figure): the 1.5B sometimes hands back
+    the last message it read ("What do one share of Kweichow Moutai and one share of Tsingtao
+    Brewery cost together at their closing prices?" as the answer to that question, t51).
+    An answer that restates the question and then answers it, even in one word ("… Harbin or
+    Kunming? Kunming."), is not an echo.
+
+    Example: echoes_question("上海现在的气温是多少度？", "上海现在的气温是多少度？") -> True
+    """
+    a, q = _PUNCT.sub("", normalise(answer or "")).casefold(), _PUNCT.sub("", normalise(
+        question or "")).casefold()
+    if len(q) < 4 or q not in a:
+        return False
+    rest = a.replace(q, "")
+    return not figures(rest) and len(rest) <= 3
 
 
 def _expected(answer: str, expected: Expected, known: dict) -> list[str]:

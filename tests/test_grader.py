@@ -13,6 +13,7 @@ from reactlab.grader import (
     Verdict,
     aggregates,
     comparison_problem,
+    echoes_question,
     grade,
     unsupported_figures,
     wrong_means,
@@ -642,3 +643,25 @@ def test_the_total_alone_when_the_question_asks_how_many_days_is_incomplete():
     # a question that does not ask how many days needs no count
     assert grade(days_run("到2026年6月18日每天存 20 元，一共多少钱？", "2180", "109",
                           ("calculator", {"expression": "20 * 109"}, "2180"))).days == []
+
+
+def test_an_answer_that_only_repeats_the_question_is_wrong():
+    # t51 and t62, the eighth round: the model handed back the question as its answer
+    q = ("What do one share of Kweichow Moutai and one share of Tsingtao Brewery cost together "
+         "at their closing prices?")
+    r = run(q, q, ("get_closing_price", {"name": "Kweichow Moutai"}, MT),
+            ("get_closing_price", {"name": "Tsingtao Brewery"}, QD))
+    v = grade(r)
+    assert not v.ok and v.reasons[0] == "the answer repeats the question and adds nothing to it"
+    assert echoes_question("上海现在的气温是多少度？", "上海现在的气温是多少度？")
+    # restating the question, then answering it, is an answer
+    assert not echoes_question("Which is warmer, Harbin or Kunming? Kunming.",
+                               "Which is warmer, Harbin or Kunming?")
+    assert not echoes_question("成都和重庆哪个湿度更高？重庆，70%。", "成都和重庆哪个湿度更高？")
+    assert not echoes_question("", "")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_echoes_question_never_raises(answer, question):
+    assert echoes_question(answer + question, question) in (True, False)
