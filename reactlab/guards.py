@@ -16,6 +16,8 @@ One answer to each pitfall, shared by both agents through the one loop in `react
 - a call whose arguments hold figures no earlier result gives (a calculator fed a price it has
   not seen yet, a date it guessed for today) is held back, not run (`Guards.held_back`);
 - after two empty replies in a row, the next request goes without tools (`Guards.without_tools`);
+- an "answer" that only repeats the question or the loop's last message is an unusable reply,
+  sent back like a parse error (`Guards.echoed`);
 - older steps are folded into a summary once the history is long (`Guards.fold_point`, with
   `folding`).
 
@@ -35,6 +37,7 @@ from typing import Any
 from reactlab.compaction import compact_observation, compaction_event
 from reactlab.correction import Correction, correction
 from reactlab.figures import known_inputs, made_up
+from reactlab.grader import echoes_question
 from reactlab.loop_detector import LoopDetector
 from reactlab.prompts import load_template, render_template
 from reactlab.runlog import ANSWER_ONLY, RunResult, Step
@@ -65,6 +68,7 @@ class Guards:
     date_hints: bool = True  # once get_today answered, name the failed date call with its date
     fetch_hints: bool = True  # a call failed or held back: name a city/stock still to fetch,
     # or the calculator's expression with the figures of the tools it called inside
+    echo_check: bool = True  # an "answer" that only repeats the question or our last message
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:
@@ -73,7 +77,7 @@ class Guards:
         return cls(max_steps=max_steps, max_parse_errors=max_steps, max_total_tokens=None,
                    observation_chars=None, loop=None, compress_after=None, narrated_calls=False,
                    grounding=False, quiet_retry=False, hold_back=False, date_hints=False,
-                   fetch_hints=False)
+                   fetch_hints=False, echo_check=False)
 
     @classmethod
     def on(cls, max_steps: int = 6) -> Guards:
@@ -87,7 +91,7 @@ class Guards:
         """The defaults without the levers (corrections, quiet retry, hold back, hints): what
         `Guards.on()` was before the benchmark kept them, for comparisons."""
         return cls(max_steps=max_steps, grounding=False, quiet_retry=False, hold_back=False,
-                   date_hints=False, fetch_hints=False)
+                   date_hints=False, fetch_hints=False, echo_check=False)
 
     @classmethod
     def levers(cls, max_steps: int = 6) -> Guards:
@@ -121,6 +125,20 @@ class Guards:
         if not self.narrated_calls or not text:
             return []
         return [n for n in tool_names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)]
+
+    def echoed(self, question: str, answer: str | None, steps: list[Step]) -> str | None:
+        """What a final answer only repeats, or None: "the question", or "my last message"
+        (a correction or hint the loop sent, handed back word for word). Measured in the
+        eighth round: 3 of the 24 failed runs ended this way (t51, t60, t62).
+
+        Example: Guards().echoed("上海现在多少度？", "上海现在多少度？", []) -> "the question"
+        """
+        if not self.echo_check:
+            return None
+        if echoes_question(answer, question):
+            return "the question"
+        last = next((s.feedback for s in reversed(steps) if s.feedback), None)
+        return "my last message" if last and echoes_question(answer, last) else None
 
     def ground(self, question: str, answer: str, steps: list[Step]) -> Correction | None:
         """The correction for this draft answer (`reactlab.correction`), or None to accept it.

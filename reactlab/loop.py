@@ -175,6 +175,9 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
             _add_usage(result, reply)
             try:
                 answer = protocol.read(reply, step, steps)
+                if step.kind == "final" and (echo := guards.echoed(question, answer, steps)):
+                    raise FormatError(error=f"the reply repeats {echo} instead of answering",
+                                      feedback=render_template("echoed_reply", what=echo))
                 fix = guards.ground(question, answer, [*steps, step]) if (
                     step.kind == "final") else None
                 if fix:  # the grader, used as a guard: a correction instead of the draft

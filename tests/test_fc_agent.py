@@ -638,3 +638,28 @@ def test_savings_question_on_the_real_model(local_conn, monkeypatch):
             assert c.observation.startswith("2026-03-01")
     if r.status == "final":
         assert r.answer
+
+
+def test_an_answer_that_repeats_the_question_is_sent_back():
+    # t51 of the eighth round: the question handed back as the answer
+    conn = FakeConn(reply(None, [("get_weather", '{"location": "北京"}')]),
+                    reply("北京天气怎么样？"),
+                    reply("北京今天晴。"))
+    r = run(conn)
+    assert [s.kind for s in r.steps] == ["action", "parse_error", "final"]
+    assert r.steps[1].error == "the reply repeats the question instead of answering"
+    assert conn.requests[2]["messages"][-1] == {
+        "role": "user", "content": render_template("echoed_reply", what="the question")}
+    assert r.answer == "北京今天晴。"
+    # off in Guards.off() and Guards.basic(): the echo is the answer
+    for guards in (Guards.off(), Guards.basic()):
+        again = run(FakeConn(reply(None, [("get_weather", '{"location": "北京"}')]),
+                             reply("北京天气怎么样？")), guards=guards)
+        assert again.answer == "北京天气怎么样？" and again.steps[-1].kind == "final"
+
+
+def test_echoes_are_bounded_like_parse_errors():
+    conn = FakeConn(*[reply("北京天气怎么样？")] * 4, reply("北京晴。"))
+    r = run(conn)  # more than max_parse_errors (3) unusable replies end the run
+    assert [s.kind for s in r.steps] == ["parse_error"] * 4 + ["final_request"]
+    assert r.status == "parse_errors" and r.answer == "北京晴。"

@@ -481,3 +481,23 @@ def test_weather_task_on_the_local_model(local_conn):
     if r.status == "final":
         assert r.answer
     assert r.messages and r.messages[0]["role"] == "system"
+
+
+def test_a_final_answer_that_repeats_the_loops_last_message_is_sent_back():
+    # t60 of the eighth round: the correction's own text handed back as the answer
+    from reactlab.guards import Guards
+
+    q = "北京天气怎么样？"
+    conn = FakeConn(blob("get_weather", {"location": "北京"}),
+                    "Final Answer: " + q,
+                    "Final Answer: 北京晴，23.4°C。")
+    r = run_react(q, tools=registry(), conn=conn)
+    assert [s.kind for s in r.steps] == ["action", "parse_error", "final"]
+    assert "repeats the question" in r.steps[1].error
+    assert r.answer == "北京晴，23.4°C。"
+    g = Guards.on()
+    from reactlab.runlog import Step
+    told = Step(1, "ungrounded", feedback="There is no tool result for 宁德时代 yet: call a tool.")
+    assert g.echoed("青岛啤酒和宁德时代？", "There is no tool result for 宁德时代 yet: call a tool.",
+                    [told]) == "my last message"
+    assert g.echoed("青岛啤酒和宁德时代？", "青岛啤酒 67.92，宁德时代未搜到。", [told]) is None
