@@ -477,14 +477,15 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # told "your answer says 北京 is colder, but 北京 23.4 > 上海 19.8", this 1.5B model repeated its
 # draft or went silent; given only the checked fact after the tool results, it answered right
 # in three cases out of three. So the model reads a *correction* instead
-# (`reactlab.correction`), one of five kinds:
+# (`reactlab.correction`), one of six kinds:
 #
 # | correction | when | the next request |
 # |---|---|---|
-# | missing | a name the question asks about (one the course data knows) has no tool result | must make a tool call (`tool_choice="required"`; text ReAct on reactlab's server: a JSON schema that allows only an Action) |
-# | compute | a figure that no tool result or calculation gives, a mean that is not the mean of the readings, or a total the answer misses for "还有多少天？如果每天存 10 元，一共能存多少钱？" (then the expression is named: `193 * 10`, the days times 10 元) | must make a tool call: the calculator |
+# | missing | a name the question asks about has no tool result (a name the course data knows, or one the question joins to it: 宁德时代 in "青岛啤酒和宁德时代") | must make a tool call (`tool_choice="required"`; text ReAct on reactlab's server: a JSON schema that allows only an Action) |
+# | compute | a figure that no tool result or calculation gives, or a total the answer misses for "还有多少天？如果每天存 10 元，一共能存多少钱？" (then the expression is named: `193 * 10`, the days times 10 元) | must make a tool call: the calculator |
+# | aggregate | a mean or a total that is not the mean or the sum of the asked names' readings, even one a calculator gave (`(23.4 + 19.8 + 19.8) / 3` before 广州 was fetched) | the expression over the readings, then a tool call: the calculator |
 # | difference | a mean or a sum called a difference (相差, higher by) | what the calculator computed, then a tool call: the difference |
-# | fact | a backwards comparison, one name given another's figures, a figure for a name whose lookup failed, or a day count the question asks for left out | the checked fact, then a new answer |
+# | fact | a backwards comparison, one name given another's figures, a figure for a name whose lookup failed, a name looked up twice in vain (then: say it was not found), or a day count the question asks for left out | the checked fact, then a new answer |
 # | cover | one asked name's figures given, another fetched name left out | every asked name's reading, then a new answer |
 #
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
@@ -512,14 +513,15 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # %% [markdown] lang="zh-CN"
 # ## 6. 把评分器当护栏
 #
-# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。因下表中某一种原因被评分器拒绝的草稿不会被接受（其他的 ✘——比如答案没用上任何工具返回的内容——会带着它的判定保留下来）——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分五种：
+# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。因下表中某一种原因被评分器拒绝的草稿不会被接受（其他的 ✘——比如答案没用上任何工具返回的内容——会带着它的判定保留下来）——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分六种：
 #
 # | 更正 | 何时 | 下一次请求 |
 # |---|---|---|
-# | missing（缺数据） | 问题问到的某个名字（课程数据认识的名字）没有工具结果 | 必须调用工具（`tool_choice="required"`；在 reactlab 自己的服务器上，文本 ReAct 用一个只允许 Action 的 JSON schema） |
-# | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；说出的平均数不是读数的平均；或者像“还有多少天？如果每天存 10 元，一共能存多少钱？”这样的问题，答案没给出总数（这时会点出算式，如 `193 * 10`：天数乘以 10 元） | 必须调用工具：计算器 |
+# | missing（缺数据） | 问题问到的某个名字没有工具结果（课程数据认识的名字，或者问题里和它并列的名字：“青岛啤酒和宁德时代”里的宁德时代） | 必须调用工具（`tool_choice="required"`；在 reactlab 自己的服务器上，文本 ReAct 用一个只允许 Action 的 JSON schema） |
+# | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；或者像“还有多少天？如果每天存 10 元，一共能存多少钱？”这样的问题，答案没给出总数（这时会点出算式，如 `193 * 10`：天数乘以 10 元） | 必须调用工具：计算器 |
+# | aggregate（平均或总和） | 说出的平均数或总和不是问题问到的那几个名字读数的平均或总和，哪怕是计算器算出来的（还没查广州就算了 `(23.4 + 19.8 + 19.8) / 3`） | 点出按读数列的算式，然后必须调用工具：计算器 |
 # | difference（不是差） | 把平均数或总和说成了差（相差、高多少） | 说明计算器算的是什么，然后必须调用工具：算差 |
-# | fact（核对事实） | 比较方向反了；把一个名字的数字安到了另一个名字上；给一个没查到的名字安了数字；或者漏答了问题问的天数 | 给出核对过的事实，再重新作答 |
+# | fact（核对事实） | 比较方向反了；把一个名字的数字安到了另一个名字上；给一个没查到的名字安了数字；一个名字查了两次都失败（这时：说没查到）；或者漏答了问题问的天数 | 给出核对过的事实，再重新作答 |
 # | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字 | 给出每个名字的读数，再重新作答 |
 #
 # 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
