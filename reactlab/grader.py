@@ -260,16 +260,6 @@ def aggregates(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
     return out
 
 
-def wrong_means(answer: str | None, result: RunResult) -> list[str]:
-    """The reasons `aggregates` gives (means and totals), without the facts.
-
-    Example: after 北京 23.4, 上海 19.8 and 广州 24.2 °C, "三地的平均气温是 21°C" ->
-             ['the answer gives 21 as the mean, but the mean of the fetched readings
-             (23.4, 19.8, 24.2) is 22.47']
-    """
-    return [reason for reason, _ in aggregates(answer, result)]
-
-
 def _day_counts(result: RunResult) -> list[Decimal]:
     """What each successful `days_between` call returned (a bare count), in order."""
     return [value(c.observation.strip()) for st in result.steps or [] for c in st.tool_calls or []
@@ -509,13 +499,14 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     # a part every lookup of which failed is covered by an answer that names it and gives it
     # no figure ("上海的天气数据无法获取"): that is what the tools said
     failed = claims.failed_names(result, subs, known)
-    owned = {n for n, _, _ in claims.unfetched(answer, result, subs, known)}
+    given = claims.unfetched(answer, result, subs, known)  # figures for failed names
+    owned = {n for n, _, _ in given}
     told = [p for p in unmet if p in failed and p not in owned
             and claims.mentions(answer, {p: known.get(p, {p})})]
     unmet = [p for p in unmet if p not in told]
     wrong_owner = claims.misattributed(answer, result, subs, known)
     # a figure for a name whose lookup failed, unless it is already unsupported (said once)
-    lost = [u for u in claims.unfetched(answer, result, subs, known) if u[1] not in unsupported]
+    lost = [u for u in given if u[1] not in unsupported]
 
     problems = [status] if (status := _status(result)) else []  # (mode, reason), in order
     problems += _invention(result, stated, unsupported, unmet, wrong_owner, subs)

@@ -16,7 +16,6 @@ from reactlab.grader import (
     echoes_question,
     grade,
     unsupported_figures,
-    wrong_means,
     wrote_own_observation,
 )
 from reactlab.runlog import STATUSES, RunResult, Step, ToolCallRecord
@@ -500,15 +499,15 @@ def test_a_right_mean_passes_rounded_or_written_out():
     assert grade(three("三地的平均气温约为22.5°C。")).ok
     latex = ("Sum: \\(23.4 + 19.8 + 24.2 = 67.4°C\\)\n\nAverage temperature: "
              "\\(\\frac{67.4}{3} = 22.47°C\\)")
-    assert wrong_means(latex, three(latex)) == []
+    assert aggregates(latex, three(latex)) == []
     # a name not fetched yet: the missing name is the problem, not the mean
-    assert wrong_means("平均 21°C", run(AVG, "平均 21°C", ("get_weather", {"location": "北京"}, BJ))) == []
+    assert aggregates("平均 21°C", run(AVG, "平均 21°C", ("get_weather", {"location": "北京"}, BJ))) == []
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=80))
-def test_wrong_means_never_raises(answer):
-    assert isinstance(wrong_means(answer, three(answer)), list)
+def test_aggregates_never_raises(answer):
+    assert isinstance(aggregates(answer, three(answer)), list)
 
 
 # --- a figure for a name whose lookup failed (claims.unfetched) ------------------------------
