@@ -489,7 +489,9 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | cover | one asked name's figures given, another fetched name left out | every asked name's reading, then a new answer |
 #
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
-# says what is wrong. *Hints* work on calls, not answers (`reactlab.hints`). Each follows a
+# says what is wrong. A "final answer" that only repeats the question, or the last message the
+# loop sent, word for word, is not graded at all: it goes back like an unreadable reply
+# (`Guards.echoed`; measured on the suite, the 1.5B hands back a message now and then). *Hints* work on calls, not answers (`reactlab.hints`). Each follows a
 # call that failed or was *held back* (not run by the guards, because its arguments hold a
 # figure no earlier result gave — a price guessed before it was fetched; its observation says
 # so), names the call to make, and the next request requires that tool:
@@ -524,7 +526,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | fact（核对事实） | 比较方向反了；把一个名字的数字安到了另一个名字上；给一个没查到的名字安了数字；一个名字查了两次都失败（这时：说没查到）；或者漏答了问题问的天数 | 给出核对过的事实，再重新作答 |
 # | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字 | 给出每个名字的读数，再重新作答 |
 #
-# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
+# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。只是把问题、或者循环发出的上一条消息原样交回来的“最终答案”根本不评分：它会像一条读不懂的回复那样被退回（`Guards.echoed`；在任务集上实测，1.5B 偶尔会把一条消息原样交回来）。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
 #
 # | 提示 | 出现在 | 模型读到的 |
 # |---|---|---|
