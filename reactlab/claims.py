@@ -192,6 +192,14 @@ def partners(question: str, known: dict[str, set[str]]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def asked(question: str, known: dict[str, set[str]]) -> list[str]:
+    """The names a question asks about, in order, once each: its mentions of known names, then
+    the `partners` joined to them. Example: asked("青岛啤酒和宁德时代的收盘价分别是多少？",
+    names({})) -> ["青岛啤酒", "宁德时代"]"""
+    return list(dict.fromkeys([*(n for _, _, n in mentions(question, known)),
+                               *partners(question, known)]))
+
+
 def spans(pattern: re.Pattern, text: str, offset: int = 0) -> list[tuple[int, int]]:
     """Cut `text` after each match of `pattern`: [(start, end), …] covering all of it."""
     cuts = [0, *(m.end() for m in pattern.finditer(text)), len(text)]

@@ -10,22 +10,23 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
   request requires a tool call);
 - `compute`: a figure no tool result or calculation gives (arithmetic done in the head), or
   a comparison whose size is not the gap between the readings ("广州比北京高1.8°C" after 24.2
-  and 23.4), or a mean that is not the readings' mean ("平均气温是 21°C" after 23.4, 19.8 and
-  24.2) → compute it with the calculator (the next request requires a tool call);
-- `aggregate`: a mean or a total that is not the mean or the sum of the asked names' readings,
-  even one a calculator gave (`(23.4 + 19.8 + 19.8) / 3` before 广州 was fetched) → the
-  expression over the fetched readings (`grader.aggregates`), to compute with the calculator;
+  and 23.4) → compute it with the calculator (the next request requires a tool call);
   When the question counts an amount a day over the days `days_between` gave ("每天存 10 元")
   and the answer does not state that total, the correction names the expression
   (`grader.per_day_totals`: "193 * 10"): measured, told only to use the calculator, the 1.5B
   wrote `193 + 10 * 10`;
+- `aggregate`: a mean or a total that is not the mean or the sum of the asked names' readings
+  ("平均气温是 21°C" after 23.4, 19.8 and 24.2), even one a calculator gave (`(23.4 + 19.8 +
+  19.8) / 3` before 广州 was fetched) → the expression over the fetched readings
+  (`grader.aggregates`), to compute with the calculator (the next request requires a tool call);
 - `difference`: a mean or a sum called a difference ("相差778.065" after
   `calculator("(67.92 + 1488.21) / 2")`) → compute the difference with the calculator (the
   next request requires a tool call);
 - `fact`: the comparison is backwards, or one name was given another's figures, or a name
   whose lookup failed was given a figure (a calculation on another name's price), or a name
-  the answer needs was looked up twice and failed both times (a service down for good) → the
-  checked fact, then answer again (no call needed);
+  the answer needs was looked up twice in vain (a service down for good) or, unknown to the
+  course, once → the checked fact, then answer again (no call needed; told even when no tool
+  answered anything);
   Also a day count the question asks for and the answer leaves out (`grader.unstated_days`:
   "2680" alone for "还有多少天？…一共有多少钱？") → the count days_between gave;
 - `cover`: the answer gives one name's figures and leaves another fetched name out ("长沙的湿度
@@ -87,8 +88,7 @@ def correction(result: RunResult) -> Correction | None:
     known = claims.names(subs)
     question = claims.normalise(result.question or "")
     said = claims.mentions(question, known)
-    asked = list(dict.fromkeys([*(n for _, _, n in said),
-                                *claims.partners(result.question or "", known)]))
+    asked = claims.asked(result.question or "", known)
     wrong_owner = claims.misattributed(answer, result, subs, known)
     missing = [n for n in asked if n not in subs]
     missing += [o for o, _, _ in wrong_owner if o not in subs and o not in missing]

@@ -248,6 +248,12 @@ def test_partners_reads_a_name_after_a_known_one_and_a_conjunction(question, fou
     assert claims.partners(question, claims.names({})) == found
 
 
+def test_asked_lists_the_mentions_then_the_partners_once_each():
+    from reactlab import claims
+    assert claims.asked("青岛啤酒和宁德时代的收盘价分别是多少？青岛啤酒呢？", claims.names({})) == [
+        "青岛啤酒", "宁德时代"]
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.text(max_size=60))
 def test_partners_never_raises(text):
