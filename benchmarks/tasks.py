@@ -61,15 +61,25 @@ class Num:
 
 @dataclass(frozen=True)
 class Name:
-    """A name the answer must contain, any of the spellings. Example: Name("广州", "Guangzhou")."""
+    """A name the answer must contain, any of the spellings. Example: Name("广州", "Guangzhou").
+
+    `later`: spellings added after runs were stored. They only score a run, so `Task.digest`
+    leaves them out and the stored runs are re-scored rather than run again.
+    """
 
     spellings: tuple[str, ...]
+    later: tuple[str, ...] = ()
 
-    def __init__(self, *spellings: str) -> None:
+    def __init__(self, *spellings: str, later: tuple[str, ...] = ()) -> None:
         object.__setattr__(self, "spellings", tuple(spellings))
+        object.__setattr__(self, "later", tuple(later))
+
+    @property
+    def every(self) -> tuple[str, ...]:
+        return self.spellings + self.later
 
     def describe(self) -> str:
-        return "/".join(self.spellings)
+        return "/".join(self.every)
 
 
 @dataclass(frozen=True)
@@ -87,12 +97,15 @@ NOT_FOUND = Name("未搜到", "没搜到", "未找到", "没有找到", "没找�
                  "没有查到", "查无", "没有该股票", "没有这只股票", "不在", "not found",
                  "no closing price", "couldn't find", "could not find", "cannot find",
                  "can't find", "not in the", "no data", "no price", "not available",
-                 "unavailable", "unknown")
+                 "unavailable", "unknown",
+                 # the Chinese for "no data", "unknown", "unavailable" (t60: "…和没有数据")
+                 later=("没有数据", "无数据", "未知", "无法获取", "无法获得"))
 NO_DATA = Name("无法获取", "未能获取", "没能获取", "获取失败", "无法查询", "无法获得", "未能查询",
                "查询失败", "暂时无法", "无法提供", "暂无", "could not be fetched",
                "couldn't be fetched", "could not fetch", "couldn't fetch", "could not get",
                "couldn't get", "could not retrieve", "couldn't retrieve", "unable to",
-               "not able to", "not available", "unavailable", "failed", "no data")
+               "not able to", "not available", "unavailable", "failed", "no data",
+               later=("没有数据", "无数据"))
 
 
 @dataclass(frozen=True)
@@ -126,6 +139,9 @@ class Task:
         """
         d = asdict(self)
         del d["winner"], d["unavailable"]
+        for anchor in d["expect"]:
+            if isinstance(anchor, dict):
+                anchor.pop("later", None)
         if d["fails"] is None:
             del d["fails"]
         blob = json.dumps(d, ensure_ascii=False, sort_keys=True, default=str)
@@ -413,7 +429,7 @@ def _present(anchor, answer: str, nums: list[float]) -> bool:
         low = unicodedata.normalize("NFKC", answer).casefold()
         for pattern, same in _SAME_AS:
             low = pattern.sub(same, low)
-        return any(unicodedata.normalize("NFKC", s).casefold() in low for s in anchor.spellings)
+        return any(unicodedata.normalize("NFKC", s).casefold() in low for s in anchor.every)
     if isinstance(anchor, Date):
         return anchor.iso in dates(answer)
     raise TypeError(f"unknown anchor {anchor!r}")

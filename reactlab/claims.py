@@ -325,8 +325,13 @@ def unfetched(answer: str, result: RunResult, subs: dict[str, Subject],
         figs = [(a, f) for a, _, f in spans_ if sent[0] <= a < sent[1]]
         if not named or not figs or not any(n in homes for _, n in named):
             continue
+        last = max(b for a, b, _ in said if sent[0] <= a < sent[1])
+        items = listed(text, last, sent[1]) if len(named) > 1 and figs[0][0] >= last else []
         if len(named) > 1 and len(figs) == len(named) and figs[0][0] > named[-1][0]:
             pairs = [(n, f) for (_, n), (_, f) in zip(named, figs, strict=True)]
+        elif len(items) == len(named):  # "分别是67.92 CNY和没有数据": an item without a figure
+            pairs = [(n, f) for (_, n), (a, b) in zip(named, items, strict=True)
+                     for at, f in figs if a <= at < b]
         else:  # each figure belongs to the last name before it in its clause
             pairs = []
             for start, end, _ in clauses(text[sent[0]:sent[1]]):
@@ -342,6 +347,16 @@ def unfetched(answer: str, result: RunResult, subs: dict[str, Subject],
             if n in homes and not given.supports(value(f)):
                 found.append((homes[n], f, failed[homes[n]]))
     return list(dict.fromkeys(found))
+
+
+# one item of a list: 和/与/、/及/以及, "and", "or", a comma not inside a number, a semicolon
+_ITEM = re.compile(r"以及|(?<!暖)和|[与、；;]|,(?!\d)|，|\s+(?:and|or)\s+", re.IGNORECASE)
+
+
+def listed(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The items of the list in text[start:end], as spans: "的收盘价分别是67.92 CNY和没有数据"
+    -> two items, the second without a figure. Empty items are dropped."""
+    return [(a, b) for a, b in spans(_ITEM, text[start:end], start) if text[a:b].strip(" ,，、和与")]
 
 
 # --- comparisons --------------------------------------------------------------------------

@@ -67,6 +67,13 @@ def test_the_first_30_tasks_keep_their_ids_and_digests():
     assert [t.id for t in TASKS[:30]] == sorted(t for t, _ in stored)[:30]
 
 
+def test_later_spellings_score_an_answer_but_leave_the_digest_alone():
+    t60 = TASKS_BY_ID["t60_qd_catl_zh"]
+    assert tasks.check(t60, "青岛啤酒和宁德时代的收盘价分别是67.92 CNY和没有数据。")[0]
+    bare = dataclasses.replace(t60, expect=(t60.expect[0], tasks.Name(*tasks.NOT_FOUND.spellings)))
+    assert bare.digest() == t60.digest() and not tasks.check(bare, "宁德时代没有数据，67.92")[0]
+
+
 def _reg():
     from reactlab.tools import default_registry
 

@@ -553,6 +553,33 @@ def test_names_listed_then_figures_pair_in_order_in_english_too():
 
 
 @pytest.mark.parametrize("answer", [
+    # the real native run (round 9, t60): the list after 分别是 has an item with no figure
+    "青岛啤酒和宁德时代的收盘价分别是67.92 CNY和没有数据。",
+    "青岛啤酒、宁德时代的收盘价分别为67.92元、未搜到。",
+    "The closing prices of 青岛啤酒 and 宁德时代 were 67.92 CNY and not found.",
+])
+def test_a_listed_item_without_a_figure_keeps_the_figure_with_its_own_name(answer):
+    v = grade(catl(answer))
+    assert v.ok and v.unfetched == [], str(v)
+
+
+@pytest.mark.parametrize("answer", [
+    "青岛啤酒和宁德时代的收盘价分别是没有数据和67.92 CNY。",
+    "The closing prices of 青岛啤酒 and 宁德时代 were not found and 67.92 CNY.",
+])
+def test_a_listed_figure_in_the_failed_names_place_is_still_caught(answer):
+    v = grade(catl(answer))
+    assert not v.ok and [(n, f) for n, f, _ in v.unfetched] == [("宁德时代", "67.92")], str(v)
+
+
+def test_listed_splits_items_but_not_numbers_or_warm():
+    from reactlab.claims import listed
+    text = "分别是1,488.21元、67.92元和暖和的天气"
+    assert [text[a:b] for a, b in listed(text, 0, len(text))] == [
+        "分别是1,488.21元、", "67.92元和", "暖和的天气"]
+
+
+@pytest.mark.parametrize("answer", [
     "青岛啤酒的收盘价是67.92元；宁德时代未搜到该股票。",
     "宁德时代：未搜到该股票。青岛啤酒：67.92元。",
     "青岛啤酒 67.92 元，宁德时代没有查到。",
