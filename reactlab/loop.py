@@ -11,7 +11,7 @@ rest, the same for both:
         one model call                           # completion.complete: the provider boundary
         the protocol reads the reply             # final answer, tool calls run, or an AgentError
         record the step; check it for a loop     # the loop intervention is the step's feedback
-    one closing request: "answer with what you have"
+    one closing request: "answer with what you have"   # asked once more if that is no answer
 
 Errors caused by the model are `AgentError`s, caught in one place and fed back; a provider
 failure ends the run with status "provider_error"; nothing raises out of `run_loop`.
@@ -202,7 +202,20 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
         messages, reply = ask(step, guards.final_request)
         _add_usage(result, reply)
         result.answer = protocol.read_closing(reply, step) or None
-        record(step)
+        unusable = guards.closing(question, result.answer, steps)
+        if unusable:  # asked once more (the unusable reply left out), with what was wrong
+            step.error, step.feedback = unusable
+            again = Step(len(steps) + 2, "final_request")
+            again.events.append("closing request again: " + step.error)
+            retry, reply = ask(again, f"{step.feedback}\n\n{guards.final_request}")
+            _add_usage(result, reply)
+            answer = protocol.read_closing(reply, again) or None
+            record(step)
+            if answer is not None:  # the second reply is taken as it is; an empty one is not
+                result.answer, messages, step = answer, retry, again
+            record(again)
+        else:
+            record(step)
         result.messages = messages + protocol.said(step)
         return result
     except ProviderError as exc:

@@ -122,3 +122,62 @@ def test_narrated_names_whole_tool_names_only():
     assert Guards().narrated("my_get_today_helper", names) == []
     assert Guards().narrated("", names) == []
     assert Guards.off().narrated("I'll call get_today.", names) == []
+
+
+# --- the closing reply (Guards.closing) ------------------------------------------------------
+
+def _fetched(*pairs):
+    return [Step(i, "action", tool_calls=[ToolCallRecord(name="get_weather", arguments={
+        "location": city}, observation=obs)]) for i, (city, obs) in enumerate(pairs, 1)]
+
+
+BJ = "北京: 23.4°C (feels like 23.1°C), humidity 43%"
+GZ = "广州: 24.2°C (feels like 25.0°C), humidity 81%"
+
+
+def test_the_closing_docstring_example():
+    assert Guards().closing("上海多少度？", "上海多少度？", [])[0] == (
+        "the closing reply repeats the question instead of answering")
+
+
+@pytest.mark.parametrize("reply, error", [
+    ("", "the closing reply was empty"),
+    (None, "the closing reply was empty"),
+    (('Thought: I need 广州.\nAction:\n```\n{"action": "get_weather", "action_input": '
+      '{"location": "广州"}}\n```'), "the closing reply asks for a tool call, but no tool runs now"),
+    ('{"name": "get_weather", "arguments": {"location": "广州"}}',
+     "the closing reply asks for a tool call, but no tool runs now"),
+    ("北京和广州哪个更暖和？", "the closing reply repeats the question instead of answering"),
+])
+def test_an_unusable_closing_reply_is_named(reply, error):
+    got = Guards().closing("北京和广州哪个更暖和？", reply, _fetched(("北京", BJ), ("广州", GZ)))
+    assert got is not None and got[0] == error and got[1]
+
+
+def test_a_wrong_fact_in_the_closing_reply_gets_the_checked_fact():
+    error, say = Guards().closing("北京和广州哪个更暖和？", "北京更暖和，23.4°C，广州24.2°C。",
+                                  _fetched(("北京", BJ), ("广州", GZ)))
+    assert error.startswith("the closing reply: ") and "广州" in say and "24.2" in say
+
+
+@pytest.mark.parametrize("reply, fetched", [
+    ("广州更暖和：广州24.2°C，北京23.4°C。", (("北京", BJ), ("广州", GZ))),  # right
+    ("北京23.4°C。", (("北京", BJ),)),  # 广州 was never fetched: a call, and no tool runs now
+])
+def test_a_closing_reply_the_guard_cannot_help_with_is_taken(reply, fetched):
+    assert Guards().closing("北京和广州哪个更暖和？", reply, _fetched(*fetched)) is None
+
+
+def test_a_fetched_name_left_out_of_the_closing_reply_is_given_its_reading():
+    error, say = Guards().closing("北京和广州哪个更暖和？", "北京23.4°C。",
+                                  _fetched(("北京", BJ), ("广州", GZ)))
+    assert "no figure for 广州" in error and "24.2" in say
+
+
+def test_nothing_fetched_means_nothing_to_check_the_closing_reply_against():
+    assert Guards().closing("北京和广州哪个更暖和？", "广州更暖和。", []) is None
+
+
+@pytest.mark.parametrize("guards", [Guards.off(), Guards.basic()])
+def test_off_and_basic_take_any_closing_reply(guards):
+    assert guards.closing("北京和广州哪个更暖和？", "", []) is None

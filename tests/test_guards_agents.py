@@ -119,7 +119,7 @@ class FakeConn(RecordingConn):
 
 def is_final_request(kw: dict) -> bool:
     last = kw["messages"][-1]
-    return last["role"] == "user" and last["content"] == DEFAULT_FINAL_REQUEST
+    return last["role"] == "user" and last["content"].endswith(DEFAULT_FINAL_REQUEST)
 
 
 def run(protocol: str, conn: FakeConn, question: str = "北京今天天气怎么样？", **kwargs):
@@ -287,7 +287,58 @@ def test_step_budget_ends_with_max_steps_and_an_empty_final_reply_is_none(protoc
                     closing="")
     r = run(protocol, conn, max_steps=3)
     assert r.status == "max_steps" and r.answer is None
-    assert [s.kind for s in r.steps] == ["action"] * 3 + ["final_request"]
+    # the empty closing reply is asked for once more, and the second empty one is taken
+    assert [s.kind for s in r.steps] == ["action"] * 3 + ["final_request"] * 2
+    assert r.steps[3].error == "the closing reply was empty" and len(conn.requests) == 5
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("first, error", [
+    ("北京今天天气怎么样？", "the closing reply repeats the question instead of answering"),
+    ('Action:\n```\n{"action": "get_weather", "action_input": {"location": "北京"}}\n```',
+     "the closing reply asks for a tool call, but no tool runs now"),
+    ("北京晴，23.4°C，比广州暖和。", None),  # usable: taken at once
+])
+def test_an_unusable_closing_reply_is_asked_for_once_more(protocol, first, error):
+    closings = iter([first, "北京晴，23.4°C。"])
+    conn = FakeConn(protocol, lambda n, kw: call("get_weather", {"location": "北京"}))
+    conn.closing = None
+    conn.respond = lambda kw, respond=conn.respond: (
+        setattr(conn, "closing", next(closings)) if is_final_request(kw) else None) or respond(kw)
+    r = run(protocol, conn, max_steps=2)
+    closing = [s for s in r.steps if s.kind == "final_request"]
+    assert closing[0].events[0].startswith("budget: ")
+    if error is None:
+        assert len(closing) == 1 and r.answer == first
+        return
+    assert [s.error for s in closing] == [error, None] and r.answer == "北京晴，23.4°C。"
+    assert closing[1].events == ["closing request again: " + error]
+    again = conn.requests[-1]["messages"]
+    # the unusable reply is left out; what was wrong comes before the closing request
+    assert again[:-1] == conn.requests[-2]["messages"][:-1]
+    assert again[-1]["content"] == f"{closing[0].feedback}\n\n{DEFAULT_FINAL_REQUEST}"
+    assert r.messages[-1]["content"] and "北京晴，23.4°C。" in r.messages[-1]["content"]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_closing_reply_with_a_backwards_comparison_gets_the_fact_once(protocol):
+    script = [call("get_weather", {"location": "北京"}), call("get_weather", {"location": "广州"})]
+    closings = iter(["北京比广州暖和：北京23.4°C，广州24.2°C。", "北京比广州暖和。"])
+    conn = FakeConn(protocol, lambda n, kw: script[(n - 1) % 2])
+    conn.respond = lambda kw, respond=conn.respond: (
+        setattr(conn, "closing", next(closings)) if is_final_request(kw) else None) or respond(kw)
+    r = run(protocol, conn, "北京和广州哪个更暖和？", max_steps=2)
+    first, second = [s for s in r.steps if s.kind == "final_request"]
+    assert second.error is None and first.error.startswith("the closing reply: ") and "24.2" in first.feedback
+    assert r.answer == "北京比广州暖和。"  # the second reply is taken as it is, never a third
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_guards_off_take_any_closing_reply(protocol):
+    conn = FakeConn(protocol, lambda n, kw: call("get_weather", {"location": "北京"}),
+                    closing="北京今天天气怎么样？")
+    r = run(protocol, conn, guards=Guards.off(max_steps=2))
+    assert [s.kind for s in r.steps][-1:] == ["final_request"] and r.answer == "北京今天天气怎么样？"
 
 
 @pytest.mark.parametrize("protocol", ["native", "react_chat"])
