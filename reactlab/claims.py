@@ -169,6 +169,17 @@ _AND_ZH = re.compile(r"\s*(?:和|与|跟|及|、)\s*([\u4e00-\u9fff]{2,6}?)(?=�
 _AND_EN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+)((?:[A-Z][\w.&-]*)(?:\s+[A-Z][\w.&-]*){0,3})"
                      r"(?=\s*(?:'s\b|’s\b|\?|,|\.|$)|\s+(?:right|now|today|yesterday|stock|shares?|closing)\b)")
 
+# the same, the unknown name first, at the start of the question or of a clause:
+# "五粮液和贵州茅台的收盘价分别是多少？", "…of Ping An Insurance and Kweichow Moutai?"
+_BEFORE_ZH = re.compile(r"(?:^|[，,。；;：:？?！!\s]|请问|比较|对比)([\u4e00-\u9fff]{2,6})\s*(?:和|与|跟|及|、)\s*$")
+_BEFORE_EN = re.compile(r"(?:^|\b(?:of|between|for|about|compare|and|or)\s+|,\s*)"
+                        r"((?:[A-Z][\w.&-]*)(?:\s+[A-Z][\w.&-]*){0,3})\s*(?:,\s*|\s+and\s+|\s+or\s+)$")
+
+# words that open a question, not a name: cut from the front of a name found before a known one
+_OPENER = re.compile(r"^(?:请问|比较一下|比较|对比|查一下|查询|告诉我|"
+                     r"(?:What|Which|Who|How|Is|Are|Was|Were|Do|Does|Compare|Tell|Give|Between|"
+                     r"Of|For|About|Please)\b\s*)+")
+
 _NOT_A_NAME = re.compile(r"今|明|昨|前天|后天|现在|目前|这|那|其|别|所有|全部|平均|哪|(?i:the\b|today|now)")
 
 
@@ -177,18 +188,22 @@ def partners(question: str, known: dict[str, set[str]]) -> list[str]:
     course has no data for ("青岛啤酒和宁德时代的收盘价分别是多少？" -> ["宁德时代"]), so an answer that
     covers only 青岛啤酒 has skipped a part even though no tool was ever asked about 宁德时代.
 
-    It reads only a name right after a known one and "和/与/、/and/or"; a name before the known
-    one, or a list of unknown names, is NOT found. Example: partners("What were the closing prices
-    of Kweichow Moutai and Ping An Insurance?", names({})) -> ["Ping An Insurance"]
+    It reads a name right after a known one and "和/与/、/and/or", or right before one when
+    that name opens the question or a clause ("五粮液和贵州茅台…"); a list of unknown names is NOT
+    found. Example: partners("What were the closing prices of Kweichow Moutai and Ping An
+    Insurance?", names({})) -> ["Ping An Insurance"]
     """
     text = normalise(question)
     keys = {_key(s) for n, spellings in known.items() for s in spellings | {n}}
     out = []
-    for _, end, _ in mentions(text, known):
-        m = _AND_ZH.match(text, end) or _AND_EN.match(text, end)
-        if (m and _key(m.group(1)) not in keys and not mentions(m.group(1), known)
-                and not _NOT_A_NAME.match(m.group(1))):
-            out.append(m.group(1))
+    for start, end, _ in mentions(text, known):
+        before = _BEFORE_ZH.search(text, 0, start) or _BEFORE_EN.search(text, 0, start)
+        after = _AND_ZH.match(text, end) or _AND_EN.match(text, end)
+        for name in (_OPENER.sub("", before.group(1)) if before else "",
+                     after.group(1) if after else ""):
+            if (len(name) >= 2 and _key(name) not in keys and not mentions(name, known)
+                    and not _NOT_A_NAME.match(name)):
+                out.append(name)
     return list(dict.fromkeys(out))
 
 

@@ -248,6 +248,39 @@ def test_partners_reads_a_name_after_a_known_one_and_a_conjunction(question, fou
     assert claims.partners(question, claims.names({})) == found
 
 
+@pytest.mark.parametrize("question,found", [
+    ("五粮液和贵州茅台的收盘价分别是多少？", ["五粮液"]),  # notebook 07's question
+    ("请问五粮液和贵州茅台哪个贵？", ["五粮液"]),  # the words that open a question are cut
+    ("比较五粮液与青岛啤酒", ["五粮液"]),
+    ("What were the closing prices of Ping An Insurance and Kweichow Moutai?",
+     ["Ping An Insurance"]),
+    ("Which is higher, Tencent or Kweichow Moutai?", ["Tencent"]),
+    ("Compare Tencent and Kweichow Moutai.", ["Tencent"]),
+    ("今天和明天北京的天气？", []),  # time words
+    ("北京、上海和广州的平均气温", []),  # all known
+    ("What and Kweichow Moutai", []),  # a question word alone is no name
+    ("Is Shenzhen or Beijing warmer?", []),
+])
+def test_partners_reads_a_name_before_a_known_one_at_the_start_of_a_clause(question, found):
+    from reactlab import claims
+    assert claims.partners(question, claims.names({})) == found
+
+
+def test_a_stock_named_first_and_never_looked_up_is_a_part_left_out():
+    # notebook 07: "分别是1488.21" after only 贵州茅台 was fetched passed while 五粮液 was a
+    # name the grader could not see in the question
+    v = grade(run("五粮液和贵州茅台的收盘价分别是多少？", "五粮液和贵州茅台的收盘价分别是1488.21 CNY。",
+                  ("get_closing_price", {"name": "贵州茅台"}, MT)))
+    assert not v.ok and "五粮液" in str(v), str(v)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=60))
+def test_partners_before_a_known_name_never_raises(text):
+    from reactlab import claims
+    assert isinstance(claims.partners(text + "和贵州茅台", claims.names({})), list)
+
+
 def test_asked_lists_the_mentions_then_the_partners_once_each():
     from reactlab import claims
     assert claims.asked("青岛啤酒和宁德时代的收盘价分别是多少？青岛啤酒呢？", claims.names({})) == [

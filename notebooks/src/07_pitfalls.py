@@ -452,19 +452,20 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # returned"); the verdict line is the grader's stricter version (figures compared by value,
 # the run's status, the expected 1488.21 for 贵州茅台). Read the answers too — an answer can also
 # fail without inventing a number: one stock silently left out, or a real figure attached to
-# the wrong name. A sentence such as "五粮液和贵州茅台的收盘价分别是1488.21" names both stocks in
-# one clause, and neither check guesses which stock such a figure belongs to — a reader must.
-# Read as the question asks, that sentence is wrong: 五粮液 was never looked up (no call names
-# it), so it has no price here, and the answer should say so; its ✔ means only that no figure
-# contradicts a tool result. (The grader knows the course's stocks and cities; a name it does
-# not know, such as 五粮液, it cannot ask for.)
+# the wrong name. A sentence such as "五粮液和贵州茅台的收盘价分别是1488.21" after only 贵州茅台
+# was looked up reads as if the one price belonged to both; read as the question asks, it is
+# wrong: 五粮液 has no price here, and the answer should say so. The course's data does not know
+# 五粮液, but the grader still counts it as a part of the question, because the question joins it
+# to a stock it knows with 和: an answer that leaves 五粮液 out gets a ✘, and with the guards on
+# (the default, section 6) that draft goes back with a request to look 五粮液 up — the lookup
+# then fails, and the answer should report that.
 # A reply cut off at `max_tokens` shows a `truncated` event. Whatever this run shows, one run per prompt proves
 # little: the rule lowers the rate of invented results, it does not make them impossible. The
 # guarantee, if you need one, belongs in code — for example, refuse to display a figure that
 # does not appear in any observation.
 
 # %% [markdown] lang="zh-CN"
-# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，在同一个分句里提到了两只股票，两种检查都不会去猜这个数字属于哪只股票——只能靠人来读。按问题的意思读，这句话是错的：五粮液根本没有查过（没有任何调用提到它），所以这里没有它的价格，答案应该明说；它的 ✔ 只表示没有数字与工具结果相矛盾。（评分器认识课程里的股票和城市；像五粮液这样它不认识的名字，它没法要求去查。）在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
+# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。只查了贵州茅台之后，像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，读起来好像这一个价格属于两只股票；按问题的意思读，它是错的：这里没有五粮液的价格，答案应该明说。课程数据里没有五粮液，但评分器仍然把它算作问题的一部分，因为问题用“和”把它和一只认识的股票连在一起：漏掉五粮液的答案会得到 ✘；护栏开着时（默认如此，见第 6 节），这份草稿会被退回，并要求去查五粮液——这次查询会失败，答案应该如实报告。在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
 
 # %% [markdown]
 # ## 6. The grader as a guard
@@ -491,7 +492,11 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
 # says what is wrong. A "final answer" that only repeats the question, or the last message the
 # loop sent, word for word, is not graded at all: it goes back like an unreadable reply
-# (`Guards.echoed`; measured on the suite, the 1.5B hands back a message now and then). *Hints* work on calls, not answers (`reactlab.hints`). Each follows a
+# (`Guards.echoed`; measured on the suite, the 1.5B hands back a message now and then). The
+# reply to the closing request after a budget end gets one check of its own (`Guards.closing`):
+# when it is empty, a tool call written out, an echo, or an answer a `fact` or `cover`
+# correction would fix, the closing request is sent once more with that said first, and the
+# second reply is taken as it is. *Hints* work on calls, not answers (`reactlab.hints`). Each follows a
 # call that failed or was *held back* (not run by the guards, because its arguments hold a
 # figure no earlier result gave — a price guessed before it was fetched; its observation says
 # so), names the call to make, and the next request requires that tool:
@@ -526,7 +531,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | fact（核对事实） | 比较方向反了；把一个名字的数字安到了另一个名字上；给一个没查到的名字安了数字；一个名字查了两次都失败（这时：说没查到）；或者漏答了问题问的天数 | 给出核对过的事实，再重新作答 |
 # | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字 | 给出每个名字的读数，再重新作答 |
 #
-# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。只是把问题、或者循环发出的上一条消息原样交回来的“最终答案”根本不评分：它会像一条读不懂的回复那样被退回（`Guards.echoed`；在任务集上实测，1.5B 偶尔会把一条消息原样交回来）。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
+# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。只是把问题、或者循环发出的上一条消息原样交回来的“最终答案”根本不评分：它会像一条读不懂的回复那样被退回（`Guards.echoed`；在任务集上实测，1.5B 偶尔会把一条消息原样交回来）。预算耗尽后，对最终请求的回复另有一道检查（`Guards.closing`）：如果它是空的、写出来的工具调用、原样交回的消息，或者是一条 `fact`、`cover` 更正就能改对的答案，最终请求会再发一次，前面先说明哪里不对；第二次的回复按原样接受。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
 #
 # | 提示 | 出现在 | 模型读到的 |
 # |---|---|---|
