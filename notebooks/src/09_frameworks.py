@@ -230,6 +230,14 @@ print("(chunks, with tool-call pieces):", n, "| answer:", repr(answer))
 print(grade(rec.result(question, answer, framework="langchain"), right))
 
 # %% [markdown]
+# The second streamed reply is the answer. A small model sometimes hands back the tool result
+# itself, word for word (`广州: 24.2°C …`): every figure is then right, and the verdict, which
+# checks figures and names, not wording, gives it a ✔ — an unpolished answer, not a wrong one.
+
+# %% [markdown] lang="zh-CN"
+# 第二次流式回复就是答案。小模型有时会把工具结果原样交回来（`广州: 24.2°C …`）：这时每个数字都是对的，而判定检查的是数字和名字，不管措辞，所以给 ✔——这是一个不够好看的答案，不是错答案。
+
+# %% [markdown]
 # ## 4. smolagents: `ToolCallingAgent`
 #
 # smolagents runs the whole loop for you (`agent.run`), with its own long system prompt. Two
