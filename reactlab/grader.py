@@ -4,7 +4,8 @@
 in plain words, the unsupported figures, and a failure-mode name. It checks
 
 - the run's status: no answer, a provider error, a loop, unreadable replies or a budget that
-  ran out is a ✘ with that reason (the checks below still add theirs);
+  ran out is a ✘ with that reason (the checks below still add theirs), and so is an answer
+  that only repeats the question or hands it back with a request to the user (`asks_back`);
 - invention: a figure no tool result, the question or a calculation gives
   (`reactlab.figures`), or an `Observation:` line the model wrote itself;
 - parts: every name the question asks about (北京 and 广州, and a name joined to a known one
@@ -352,7 +353,35 @@ def _status(result: RunResult) -> tuple[str, str] | None:
         return "wrong_answer", "the run gave no answer"
     if echoes_question(answer, result.question):
         return "wrong_answer", "the answer repeats the question and adds nothing to it"
+    if asks_back(answer):
+        return "wrong_answer", "the answer asks the user for something instead of answering"
     return None
+
+
+# a request to the user at the end of an answer, and the words that say a lookup failed
+_ASK_BACK = re.compile(
+    r"(?:could|can|would|will) you (?:please )?(?:provide|tell|give|specify|clarify|share|confirm)"
+    r"|please (?:provide|specify|tell me|clarify|share|confirm)|let me know (?:the|which|what)"
+    r"|请(?:您)?(?:提供|告诉我|说明|确认|补充|指定)|您能(?:否)?(?:提供|告诉)", re.IGNORECASE)
+_SAYS_FAILED = re.compile(
+    r"not (?:found|listed|available|in the|known)|unknown|unavailable|can't|cannot|could not|"
+    r"couldn't|unable|no data|无法|未找到|没有找到|没找到|找不到|查不到|未搜到|不在|失败|没有数据|暂无",
+    re.IGNORECASE)
+
+
+def asks_back(answer: str | None) -> bool:
+    """True when the answer's last sentence asks the user for something, the answer states no
+    figure, and it does not say that a lookup failed: a reply that hands the question back
+    ("To find the closing price of Beijing, I need to know the stock's name. Could you please
+    provide the name of the stock?" for 中国的首都是哪座城市？, t01 of the suite's tenth round).
+    Asking for a name after saying a stock was not found is an answer, and is not caught.
+
+    Example: asks_back("Could you please provide the name of the stock?") -> True
+    """
+    text = normalise(answer or "").strip()
+    sentences = [t for t in re.split(r"(?<=[.!?。！？])\s*", text) if t.strip()]
+    return bool(sentences and _ASK_BACK.search(sentences[-1]) and not figures(text)
+                and not _SAYS_FAILED.search(text))
 
 
 _PUNCT = re.compile(r"[\s\W_]+")

@@ -730,3 +730,36 @@ def test_an_answer_that_only_repeats_the_question_is_wrong():
 @given(st.text(max_size=60), st.text(max_size=60))
 def test_echoes_question_never_raises(answer, question):
     assert echoes_question(answer + question, question) in (True, False)
+
+
+# --- an answer that hands the question back (asks_back) ----------------------------------------
+
+NO_BJ_STOCK = ("Error: get_closing_price failed: ValueError: no closing price for '北京'. Known "
+               "stocks: 青岛啤酒 (600600), 贵州茅台 (600519). Ask for one stock per call.")
+
+
+def test_asking_for_a_stock_name_is_no_answer_to_the_capital_question():
+    # the real native run (suite t01, the tenth round and eight earlier ones): passed the
+    # task's check because it names Beijing
+    v = grade(run("中国的首都是哪座城市？", "To find the closing price of Beijing, I need to know the "
+                  "stock's name. Could you please provide the name of the stock?",
+                  ("get_closing_price", {"name": "北京"}, NO_BJ_STOCK, True)))
+    assert not v.ok and "asks the user for something" in str(v)
+
+
+@pytest.mark.parametrize("answer", [
+    ("I can't provide the closing price for Tencent: it is not listed. Could you please provide "
+    "another stock?"),  # the lookup failed, and the answer says so first
+    "北京是中国的首都。",
+    "北京 23.4°C. Could you tell me which city you want next?",  # a figure: it answered
+])
+def test_an_answer_that_answers_first_is_not_asking_back(answer):
+    from reactlab.grader import asks_back
+    assert not asks_back(answer)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_text)
+def test_asks_back_never_raises(answer):
+    from reactlab.grader import asks_back
+    assert asks_back(answer) in (True, False)
