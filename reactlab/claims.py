@@ -229,6 +229,11 @@ def clauses(text: str) -> list[tuple[int, int, tuple[int, int]]]:
 
 # --- attribution --------------------------------------------------------------------------
 
+# between a figure and the name it belongs to, when the name comes after: "22.7°C in Wuhan"
+_FIGURE_IN = re.compile(r"\s*(?:°C|℃|%|度|元|CNY)?\s*(?:\([^()]{0,40}\))?\s*(?:in|at|for)\s+",
+                        re.IGNORECASE)
+
+
 def misattributed(answer: str, result: RunResult, subs: dict[str, Subject],
                   known: dict[str, set[str]]) -> list[tuple[str, str, list[str]]]:
     """(name, figure, owners): a clause about `name` carrying a figure that only other names'
@@ -257,9 +262,11 @@ def misattributed(answer: str, result: RunResult, subs: dict[str, Subject],
             continue  # "(23.4 + 19.8 + 24.2) / 3": a calculation's operands belong to many
         if re.search(r"\d\s*(?:对|vs\.?|versus|比)\s*\d", text[start:end], re.IGNORECASE):
             continue  # "（1488.21 对 67.92）": two sides of a comparison, side by side
-        for a, _, fig in spans_:
+        for a, b, fig in spans_:
             v = value(fig)
             whose = before if a < first else owner
+            if a < first and _FIGURE_IN.fullmatch(text[b:first]):
+                whose = next(n for x, _, n in said if x == first)  # "22.7°C in Wuhan"
             if not start <= a < end or whose is None or general.supports(v):
                 continue
             if whose in pools and pools[whose].supports(v):
@@ -464,6 +471,10 @@ def claims(text: str, known: dict[str, set[str]]):
             before = [n for a, n in in_sent if a < c0 + start and n not in others]
             after = [n for a, n in in_sent if a >= c0 + end and n not in others]
             claimed = (near or before)[-1] if near or before else (after or [None])[0]
+            if middle is None and re.search(r"\bthan\b", clause[:start], re.IGNORECASE):
+                # "warmer than the coldest city (Nanjing)": the word after "than" describes
+                # the other side, the name that follows it
+                claimed = after[0] if after else None
             if re.search(r"前者|the former", clause, re.IGNORECASE) and before:
                 claimed = before[0]  # "A …, B …, 前者更高": A
             if claimed is not None:

@@ -387,6 +387,20 @@ def asks_back(answer: str | None) -> bool:
 _PUNCT = re.compile(r"[\s\W_]+")
 
 
+def restated(answer: str, question: str | None) -> str:
+    """The answer without the question it opens with, word for word: the 1.5B sometimes starts
+    its answer by copying the question, whose names and words ("which city is the warmest …
+    than the coldest") would be read as claims. An answer that is only the question is kept
+    (`echoes_question` judges it).
+
+    Example: restated("北京热吗？北京23.4°C。", "北京热吗？") -> "北京23.4°C。"
+    """
+    a, q = normalise(answer).lstrip(), normalise(question or "").strip()
+    if len(q) < 4 or not a.casefold().startswith(q.casefold()) or not a[len(q):].strip():
+        return answer
+    return a[len(q):].lstrip()
+
+
 def echoes_question(answer: str | None, question: str | None) -> bool:
     """True when the answer is the question again and (almost) nothing else (three letters at
     most beside it, no figure): the 1.5B sometimes hands back
@@ -508,7 +522,7 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     Example: a run that fetched 青岛啤酒 67.92 and 贵州茅台 1488.21 and answered
     "青岛啤酒的收盘价更高，高1420.29" -> verdict ✘ (wrong_answer): the comparison is backwards.
     """
-    answer, expected = result.answer or "", expected or Expected()
+    answer, expected = restated(result.answer or "", result.question), expected or Expected()
     wanted = [p for p in expected.parts  # parts with at least one spelling to look for
               if any(str(s).strip() for s in ([p] if isinstance(p, str) else p))]
     subs = claims.subjects(result)

@@ -763,3 +763,46 @@ def test_an_answer_that_answers_first_is_not_asking_back(answer):
 def test_asks_back_never_raises(answer):
     from reactlab.grader import asks_back
     assert asks_back(answer) in (True, False)
+
+
+# --- the tenth round's t26: the question copied first, "X°C in City", "than the coldest (B)" ---
+
+XA = "西安: 24.6°C (feels like 23.0°C), humidity 31%, wind 东北风 3.6 m/s"
+WH = "武汉: 22.7°C (feels like 22.4°C), humidity 55%, wind 东北风 2.2 m/s"
+NJ = "南京: 20.9°C (feels like 20.1°C), humidity 60%, wind 东南风 2.8 m/s"
+Q26 = ("Of Xi'an, Wuhan and Nanjing, which city is the warmest right now, and how many degrees "
+       "warmer is it than the coldest of the three?")
+
+
+def three_cities(answer):
+    return run(Q26, answer, ("get_weather", {"location": "西安"}, XA),
+               ("get_weather", {"location": "武汉"}, WH), ("get_weather", {"location": "南京"}, NJ),
+               ("calculator", {"expression": "24.6 - 20.9"}, "3.7"))
+
+
+def test_a_right_answer_that_opens_with_the_question_passes():
+    # the real ReAct closing reply (round 10, t26): right, after the question copied word for word
+    v = grade(three_cities(Q26 + " The current temperatures are 24.6°C in Xi'an, 22.7°C in Wuhan, "
+                           "and 20.9°C in Nanjing. Therefore, Xi'an is the warmest city, and it is "
+                           "3.7 degrees warmer than the coldest city (Nanjing)."))
+    assert v.ok, str(v)
+
+
+@pytest.mark.parametrize("answer, why", [
+    (("The current temperatures are 22.7°C in Xi'an, 24.6°C in Wuhan. Xi'an is the warmest, 3.7 "
+     "degrees warmer than Nanjing."), "西安 is given 武汉's figures"),
+    (("Xi'an is the warmest, 3.7 degrees warmer than the coldest city (Wuhan), and Nanjing is "
+     "20.9°C, Wuhan 22.7°C."), '武汉 is "coldest"'),
+    (Q26 + " Nanjing is the warmest (20.9°C); Xi'an 24.6°C, Wuhan 22.7°C, 3.7 degrees.",
+     '南京 is "warmest"'),
+])
+def test_the_same_shapes_still_catch_a_wrong_answer(answer, why):
+    v = grade(three_cities(answer))
+    assert not v.ok and why in str(v), str(v)
+
+
+def test_restated_drops_only_a_question_copied_first():
+    from reactlab.grader import restated
+    assert restated("北京热吗？北京23.4°C。", "北京热吗？") == "北京23.4°C。"
+    assert restated("北京热吗？", "北京热吗？") == "北京热吗？"  # an echo: echoes_question judges it
+    assert restated("北京23.4°C。北京热吗？", "北京热吗？") == "北京23.4°C。北京热吗？"
