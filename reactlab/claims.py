@@ -110,10 +110,13 @@ def subjects(result: RunResult) -> dict[str, Subject]:
 
 def _name_arg(arg) -> str | None:
     """A call argument that reads as a name ("广州", "Tsingtao Brewery"), stripped; None for a
-    date, an expression, JSON or anything too short or long. Example: _name_arg(" 北京 ") -> "北京"
+    date, an expression, JSON, an identifier such as a tool's name (days_between(date2=
+    "get_today"), the tenth round's t56) or anything too short or long.
+    Example: _name_arg(" 北京 ") -> "北京"
     """
     name = arg.strip() if isinstance(arg, str) else ""
-    return name if 2 <= len(name) <= 30 and not re.search(r"[\d{}\"]", name) else None
+    return name if (2 <= len(name) <= 30 and not re.search(r"[\d{}\"]", name)
+                    and not re.fullmatch(r"\w+_\w+", name, re.ASCII)) else None
 
 
 def _key(name: str) -> str:

@@ -202,7 +202,7 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
         messages, reply = ask(step, guards.final_request)
         _add_usage(result, reply)
         result.answer = protocol.read_closing(reply, step) or None
-        unusable = guards.closing(question, result.answer, steps)
+        unusable = guards.closing(question, result.answer, [*steps, step])
         if unusable:  # asked once more (the unusable reply left out), with what was wrong
             step.error, step.feedback = unusable
             again = Step(len(steps) + 2, "final_request")

@@ -181,3 +181,25 @@ def test_nothing_fetched_means_nothing_to_check_the_closing_reply_against():
 @pytest.mark.parametrize("guards", [Guards.off(), Guards.basic()])
 def test_off_and_basic_take_any_closing_reply(guards):
     assert guards.closing("北京和广州哪个更暖和？", "", []) is None
+
+
+
+def test_a_tool_name_passed_as_an_argument_is_no_failed_lookup_to_tell():
+    # the tenth round's ReAct t56: days_between(date2="get_today") failed, and the closing
+    # check told the model "the lookup for get_today failed … give it no figure"
+    q = "今天距离2027年2月17日还有多少天？如果每天存8元，再加上已有的200元，到那天一共有多少钱？"
+    bad = ToolCallRecord(name="days_between", arguments={"date1": "2027-02-17", "date2": "get_today"},
+                         observation="Error: days_between got date2='get_today', which is the name "
+                                     "of a tool, not a value.", error=True)
+    steps = [Step(1, "action", tool_calls=[bad]),
+             Step(2, "action", tool_calls=[ToolCallRecord(name="get_today", arguments={},
+                                                          observation="2026-03-01 (Sunday)")]),
+             Step(3, "action", tool_calls=[ToolCallRecord(
+                 name="days_between", arguments={"date1": "2027-02-17", "date2": "2026-03-01"},
+                 observation="353")])]
+    from reactlab import claims
+    from reactlab.runlog import RunResult
+    r = RunResult(q, "353天后，你将有3024元。", "final", steps=steps)
+    assert claims.lookup_errors(r, claims.subjects(r)) == {}
+    # 3024 was worked out in the head: that needs the calculator, and no tool runs now
+    assert Guards().closing(q, "353天后，你将有3024元。", steps) is None
