@@ -260,9 +260,9 @@ for label, text in samples.items():
     print(f"{'':<6} tags-only parser -> {parse_tags_only(text) or 'no call'}")
 
 # %% [markdown]
-# Where the model writes well-formed tags, the strict parser works. Where it wrote a fenced block or bare
-# JSON, the strict parser finds no call and the JSON would reach the user as the "answer". The
-# server's parser is lenient in a controlled way: tags first, then fenced blocks, then bare JSON
+# The strict parser reads a call only from well-formed tags (the samples above say whether this
+# model wrote any). Where it wrote a fenced block or bare JSON, the strict parser finds no
+# call and the JSON would reach the user as the "answer". The server's parser is lenient in a controlled way: tags first, then fenced blocks, then bare JSON
 # — and outside the tags, only JSON that names one of the request's tools counts as a call, so a
 # JSON *answer* is not mistaken for one.
 #
@@ -275,7 +275,7 @@ for label, text in samples.items():
 # `get_weather` takes one city, and notebook 07 (section 3) shows the tool refusing it.
 
 # %% [markdown] lang="zh-CN"
-# 模型写了格式完好的标签的地方，严格解析器能正常工作。模型写的是代码块或裸 JSON 的地方，严格解析器找不到调用，
+# 严格解析器只从格式完好的标签里读出调用（上面的样本说明了这个模型有没有写标签）。模型写的是代码块或裸 JSON 的地方，严格解析器找不到调用，
 # 这段 JSON 就会作为"答案"送到用户面前。服务器的解析器是有节制的宽松：先找标签，再找代码块，最后找裸
 # JSON——而且在标签之外，只有点名了本次请求中某个工具的 JSON 才算调用，所以一个 JSON 格式的*答案*
 # 不会被误认为调用。
@@ -628,20 +628,20 @@ else:
 #
 # | configuration | all 72 tasks | 95 % interval |
 # |---|---|---|
-# | text ReAct, JSON blob | 60/72 (83 %) | 73–90 % |
-# | native `tool_calls` | 61/72 (85 %) | 75–91 % |
+# | text ReAct, JSON blob | 61/72 (85 %) | 75–91 % |
+# | native `tool_calls` | 62/72 (86 %) | 76–92 % |
 #
 # Under the older guards (`guards on`, before they corrected rejected answers and held back calls
-# fed made-up figures) the two protocols solved 44/72 and 25/72, re-scored with today's rules.
+# fed made-up figures) the two protocols solved 44/72 and 24/72, re-scored with today's rules.
 # Constrained decoding on every reply did worse still on the first 30 tasks (ReAct 0/30: a schema
 # on every reply leaves no room for a Thought, and the model never chose the answer; native
 # 14/30). By kind of task, both protocols solve the one-call tasks (8/8) and most two- and
-# three-call tasks (15 or 16 of 17), and fail more often from four calls on (four calls: ReAct
-# 2/5, native 3/5; five: 0/2 each). Both fail most
-# often by running out of their six steps (7 each: ReAct 7 of its 12 failures, native 7 of its 11);
-# wrong answers with the facts in hand are now rare (2 each: the grader's corrections of
-# notebook 07 send a backwards comparison or a missed total back), and so are invented figures
-# (ReAct 1, native 0: the guards and hints ask for the missing fetch).
+# three-call tasks (15 or 16 of 17), and fail more often from four calls on (four calls: 3/5
+# each; five: 0/2 each). Both fail most often by running out of their six steps (ReAct 8 of its
+# 11 failures, native 7 of its 10); wrong answers with the facts in hand are now rare (ReAct 1,
+# native 2: the grader's corrections of notebook 07 send a backwards comparison or a missed
+# total back), and so are invented figures (ReAct 1, native 0: the guards and hints ask for the
+# missing fetch).
 #
 # ### "Function calling first, text ReAct as the fallback"
 #
@@ -651,10 +651,10 @@ else:
 # the parser, and you get a stable API instead of a prompt format to maintain.
 #
 # This model's own numbers do not back it: on the 1.5B Coder model behind this series, with
-# the agents' guards, text ReAct solved 60/72 and native calls 61/72 — one task apart, well
+# the agents' guards, text ReAct solved 61/72 and native calls 62/72 — one task apart, well
 # inside both 95 % intervals, so neither protocol wins here (section 5's two runs are single
 # cases in another ReAct layout, not this configuration). Without the guards' corrections the
-# gap was wide and went to ReAct (44/72 against 25/72): native calls lost most at the end, on
+# gap was wide and went to ReAct (44/72 against 24/72): native calls lost most at the end, on
 # the answer, which is what the corrections repair. The advice comes from models trained hard
 # for tool calls (the large hosted ones), and there it is the sensible default. So judge it per model: run both protocols on a handful of your own tasks, grade the
 # answers, and keep the one that wins — the agents in this series take either.
@@ -669,14 +669,14 @@ else:
 #
 # | 配置 | 全部 72 个任务 | 95 % 置信区间 |
 # |---|---|---|
-# | 文本 ReAct，JSON blob | 60/72 (83 %) | 73–90 % |
-# | 原生 `tool_calls` | 61/72 (85 %) | 75–91 % |
+# | 文本 ReAct，JSON blob | 61/72 (85 %) | 75–91 % |
+# | 原生 `tool_calls` | 62/72 (86 %) | 76–92 % |
 #
-# 在旧版护栏下（`guards on`，那时护栏还不会更正被拒绝的答案、拦下填了编造数字的调用），两种协议解决了 44/72 和 25/72（按今天的规则重新评分）。
+# 在旧版护栏下（`guards on`，那时护栏还不会更正被拒绝的答案、拦下填了编造数字的调用），两种协议解决了 44/72 和 24/72（按今天的规则重新评分）。
 # 每次回复都用约束解码，在前 30 个任务上更差（ReAct 0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答；原生 14/30）。
 # 按任务类型看，两种协议都能解决只需一次调用的任务（8/8）和大多数需要两三次调用的任务（17 个里 15 或 16 个），
-# 从四次调用开始就更容易失败（需要四次调用：ReAct 2/5，原生 3/5；五次：都是 0/2）。两种协议最常见的失败都是六步用完（各 7 次：ReAct 12 次失败中有 7 次，原生 11 次中有 7 次）；
-# 手握事实却答错的情况现在很少（各 2 次：第 07 课评分器的更正会把比反的比较、漏掉的总数发回去），编造数字也很少（ReAct 1 次，原生 0 次：护栏和提示会要求先去取缺的数据）。
+# 从四次调用开始就更容易失败（需要四次调用：都是 3/5；五次：都是 0/2）。两种协议最常见的失败都是六步用完（ReAct 11 次失败中有 8 次，原生 10 次中有 7 次）；
+# 手握事实却答错的情况现在很少（ReAct 1 次，原生 2 次：第 07 课评分器的更正会把比反的比较、漏掉的总数发回去），编造数字也很少（ReAct 1 次，原生 0 次：护栏和提示会要求先去取缺的数据）。
 #
 # ### "函数调用优先，文本 ReAct 兜底"
 #
@@ -684,9 +684,9 @@ else:
 # 和你自己的解析器的 ReAct）。理由是站得住的——模型是在它的模板上训练的，解析器由服务器负责，而且你得到的是
 # 一个稳定的 API，而不是一个需要自己维护的提示词格式。
 #
-# 这个模型自己的数字并不支持这条建议：在本系列使用的 1.5B Coder 模型上，开着智能体的护栏，文本 ReAct 解决了 60/72，原生调用 61/72——只差一个任务，
+# 这个模型自己的数字并不支持这条建议：在本系列使用的 1.5B Coder 模型上，开着智能体的护栏，文本 ReAct 解决了 61/72，原生调用 62/72——只差一个任务，
 # 远在两者的 95% 区间之内，所以在这里哪种协议都没有胜出（第 5 节的两次运行只是单个案例，用的是另一种 ReAct 布局，不是这个配置）。
-# 没有护栏的更正时差距很大，而且是 ReAct 占优（44/72 对 25/72）：原生调用主要输在最后一步，也就是答案上，而这正是更正要修补的地方。
+# 没有护栏的更正时差距很大，而且是 ReAct 占优（44/72 对 24/72）：原生调用主要输在最后一步，也就是答案上，而这正是更正要修补的地方。
 # 那条建议来自为工具调用下过大力气训练的模型（大型托管模型），在那里它是合理的默认选择。所以要按模型来判断：在一小批你自己的任务上把两种协议都跑一遍，
 # 给答案评分，留下胜出的那个——本系列的智能体两种都支持。
 
@@ -699,7 +699,7 @@ else:
 # | FC needs a model trained for it; output more stable | trained, yes — yet the 1.5B model often skips the tags it was trained on, and a lenient parser or constrained decoding makes up for it (sections 2–4). |
 # | FC output is easy to handle | the *server* handles it: template in, parser out. Someone still writes the parser. |
 # | FC hides the reasoning | native replies carry little or no text beside the call; ReAct's `Thought:` lines are in the run record (`step.thought`). |
-# | ReAct works with weaker models | it needs only text completion and `stop`; on this 1.5B model it solved as many tasks as native calls once the guards corrected answers (60/72 against 61/72, section 6; 44/72 against 25/72 without the corrections) — but its format rules travel in the prompt at every step (which protocol spent more tokens depends on the run: compare **prompt tok** in section 5), and a parse failure costs the model a step to redo. |
+# | ReAct works with weaker models | it needs only text completion and `stop`; on this 1.5B model it solved as many tasks as native calls once the guards corrected answers (61/72 against 62/72, section 6; 44/72 against 24/72 without the corrections) — but its format rules travel in the prompt at every step (which protocol spent more tokens depends on the run: compare **prompt tok** in section 5), and a parse failure costs the model a step to redo. |
 #
 # Both protocols are "a prompt in, text out, a parser in between". The difference is who owns
 # the format: with ReAct you do (prompt and parser in your code); with native calls the model
@@ -714,7 +714,7 @@ else:
 # - `tool_choice="required"` constrains decoding to a call: no broken JSON, but a call even when
 #   none is needed.
 # - Measured on this model with the guards, text ReAct and native calls solve about as many
-#   tasks (60/72 against 61/72, one run of 72 tasks); the usual "function calling first" advice
+#   tasks (61/72 against 62/72, one run of 72 tasks); the usual "function calling first" advice
 #   holds for models trained for it. Measure on yours.
 #
 # **Is an agent a replacement for function calling, or an upgrade of it?** An upgrade — more
@@ -758,7 +758,7 @@ else:
 # | FC 需要专门训练过的模型；输出更稳定 | 训练过，没错——可这个 1.5B 模型经常不写它训练时学过的标签，靠宽松的解析器或约束解码才弥补过来（第 2–4 节）。 |
 # | FC 的输出容易处理 | 是*服务器*在处理：进去是模板，出来是解析器。解析器总得有人写。 |
 # | FC 把推理过程藏起来了 | 原生回复在调用之外几乎没有文字；ReAct 的 `Thought:` 行都在运行记录里（`step.thought`）。 |
-# | ReAct 适用于较弱的模型 | 它只需要文本补全和 `stop`；在这个 1.5B 模型上，护栏会更正答案之后，它和原生调用解决的任务差不多（60/72 对 61/72，第 6 节；没有更正时是 44/72 对 25/72）——但它的格式规则每一步都跟着提示词走（哪种协议花的 token 更多要看具体运行：对比第 5 节的 **prompt tok**），而一次解析失败要花模型一步来重做。 |
+# | ReAct 适用于较弱的模型 | 它只需要文本补全和 `stop`；在这个 1.5B 模型上，护栏会更正答案之后，它和原生调用解决的任务差不多（61/72 对 62/72，第 6 节；没有更正时是 44/72 对 24/72）——但它的格式规则每一步都跟着提示词走（哪种协议花的 token 更多要看具体运行：对比第 5 节的 **prompt tok**），而一次解析失败要花模型一步来重做。 |
 #
 # 两种协议都是"提示词进、文本出，中间一个解析器"。区别在于格式归谁管：用 ReAct，归你（提示词和解析器都在
 # 你的代码里）；用原生调用，归模型厂商（模板和解析器在服务器里），作为交换，你得到一个稳定的 API。
@@ -769,7 +769,7 @@ else:
 # - 严格的解析器可能把一个好好的调用变成普通的 `content`：BFCL 上记录到，llama.cpp 的解析器把这个模型用代码块
 #   写的调用当作文本返回；reactlab 的服务器则采用宽松解析。
 # - `tool_choice="required"` 把解码约束为一个调用：不会有坏掉的 JSON，但即使不需要调用也会调用。
-# - 在这个模型上实测，开着护栏时文本 ReAct 和原生调用解决的任务差不多（60/72 对 61/72，72 个任务跑一次）；常见的"函数调用优先"建议适用于专门为此训练过的模型。
+# - 在这个模型上实测，开着护栏时文本 ReAct 和原生调用解决的任务差不多（61/72 对 62/72，72 个任务跑一次）；常见的"函数调用优先"建议适用于专门为此训练过的模型。
 #   在你自己的模型上测一测。
 #
 # **智能体是函数调用的替代品，还是它的升级？** 是升级——更准确地说，是包在它*外面*的那个循环。函数调用（原生的

@@ -147,6 +147,15 @@ for fig in ("306", "1530"):
     print(f"{fig}: in the tool result of step {where}" if where else f"{fig}: no tool result gives it")
 
 # %% [markdown]
+# Hold these lines against the answer printed in section 1. A figure no tool result gives came
+# from the model itself, even when the answer says a tool worked it out ("I called the
+# calculator … the result is 1530"): an answer can describe a call that never ran, or one that
+# the guards held back. The log, not the answer, says which calls ran and what they returned.
+
+# %% [markdown] lang="zh-CN"
+# 把这几行和第 1 节打印的答案对照着读。没有任何工具结果给出的数字，是模型自己写出来的——哪怕答案说是某个工具算出来的（“我调用了计算器……结果是 1530”）：答案可能描述一次根本没执行过的调用，或者一次被护栏扣下的调用。哪些调用执行了、返回了什么，要看日志，而不是看答案。
+
+# %% [markdown]
 # ## 2. The trace viewer
 #
 # `show_trace` draws a small viewer in JupyterLab: a slider over the steps, Thought → Action →
@@ -224,8 +233,10 @@ plt.show()
 # %% [markdown]
 # The shape to look for: prompts grow a little at every step (the conversation gets longer; a
 # last request sent without tools is shorter, since the tool list is gone),
-# while the freshly read part stays small when the cache works (not on that last request: its
-# beginning changed with the tool list, so little of it comes from the cache). Latency follows the fresh and
+# while the freshly read part stays small when the cache works. A request without tools is the
+# exception to check in the table: dropping the tool list changes the prompt's beginning, so it
+# comes from the cache only as far as an earlier request without tools in the same run matches
+# it (the quiet retry after empty replies is one). Latency follows the fresh and
 # completion tokens far more than the total. Cloud providers report and bill the same way —
 # many charge cached prompt tokens at a discount — so these columns are also your cost sheet.
 #
@@ -236,7 +247,7 @@ plt.show()
 # in. First the facts, straight from the tool, so every answer below can be checked against them:
 
 # %% [markdown] lang="zh-CN"
-# 要留意的形状是：提示词每一步都会长一点（对话越来越长；不带工具发出的最后一次请求会短一些，因为工具列表没了），而只要缓存起作用，重新读取的部分就一直很小（最后那次请求除外：去掉工具列表后，它的开头变了，所以几乎读不到缓存）。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
+# 要留意的形状是：提示词每一步都会长一点（对话越来越长；不带工具发出的最后一次请求会短一些，因为工具列表没了），而只要缓存起作用，重新读取的部分就一直很小。不带工具的请求是表里要核对的例外：去掉工具列表会改变提示词的开头，所以它能从缓存里读到多少，取决于同一次运行里之前有没有一个不带工具的请求和它开头相同（连续空回复之后那次不带工具的重试就是一个）。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
 #
 # ## 4. 跨轮次的记忆
 #
@@ -465,20 +476,20 @@ air_tools = ToolRegistry([get_air_quality])
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-air = run_function_calling("北京和广州今天哪里空气更好？", tools=air_tools, conn=conn,
+air = run_function_calling("广州今天的空气质量怎么样？AQI 是多少？", tools=air_tools, conn=conn,
                            max_steps=4, max_tokens=200)
 display(Markdown(summary_table(air)))
-print(grade(air, Expected(winner="广州", parts=("北京", "广州"))))
+print(grade(air, Expected(parts=("广州",))))
 
 # %% [markdown]
-# The verdict checks the answer against the observations: the figures it states, and which city
-# it calls better (a lower AQI is better). Here the right answer is 广州 (35 against 北京's 82).
+# The verdict checks the answer against the observations: every figure it states must come from
+# a tool result, and 广州 must be answered. The data the tool holds says 广州's AQI is 35.
 # But the answer and the verdict cannot tell you whether the observations themselves were right.
 # The log can: each tool call's arguments and observation are there, so compare them with the
 # data the tool should have used.
 
 # %% [markdown] lang="zh-CN"
-# 判定会对照观察来检查答案：答案给出的数字，以及它说哪个城市空气更好（AQI 越低越好）。这里的正确答案是广州（35，北京是 82）。但答案和判定都没法告诉你观察本身对不对。日志可以：每个工具调用的参数和观察都在里面，把它们和工具本应使用的数据对比一下就知道了。
+# 判定会对照观察来检查答案：答案给出的每个数字都必须来自工具结果，而且要回答广州。工具里的数据说广州的 AQI 是 35。但答案和判定都没法告诉你观察本身对不对。日志可以：每个工具调用的参数和观察都在里面，把它们和工具本应使用的数据对比一下就知道了。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -494,23 +505,19 @@ for step in air.steps:
             "DOES NOT MATCH the data" if want is not None else "no reference value")
         print(f"step {step.number}: {c.name}({asked!r}) -> {c.observation[:70]!r}  "
               f"(data: {want}) {match}")
-pair = ("北京", "广州")
-print("\nthe observations say:", shown or "nothing fetched", "-> better air:",
-      min(pair, key=shown.get) if all(k in shown for k in pair) else "(needs both cities)")
-print("the data says:       ", {k: AQI[k] for k in pair}, "-> better air:", min(pair, key=AQI.get))
+print("\nthe observations say:", shown or "nothing fetched")
+print("the data says:       ", {"广州": AQI["广州"]})
 print("the answer:", air.answer)
 
 # %% [markdown]
 # Read the three last lines together. If the model asked for 广州, the log shows the tool
-# answering with the wrong figure (上海's 57): the bug is in the tool, not the model, and no prompt
-# change would have fixed it. If the model never asked for 广州 (or sent both cities in one call
-# and got the tool's error back), that is the first thing the log tells you — a different bug, in
-# the plan or in the arguments. And the answer may get the comparison wrong on its own, calling
-# the city with the higher AQI the better one; the verdict flags that when both cities have a
-# tool result to compare (without one, it says the result is missing). Note what the verdict
-# cannot flag: an answer "广州空气更好，AQI 57" agrees with the observation and still states a
-# wrong figure — the tool's bug passes through a checker that trusts tool results. The answer is
-# only as good as the observations, and the observations are in the log.
+# answering with the wrong figure (上海's 57, marked DOES NOT MATCH): the bug is in the tool, not
+# the model, and no prompt change would have fixed it. An answer "广州的 AQI 是 57" then agrees
+# with its observation, so the verdict gives it a ✔ — and the answer is still wrong: the tool's
+# bug passes through a checker that trusts tool results. If the model never asked for 广州 (or
+# sent arguments the tool rejected), that is the first thing the log tells you — a different bug,
+# in the plan or in the arguments, and the verdict says the result is missing. Either way, the
+# answer is only as good as the observations, and the observations are in the log.
 #
 # ## Recap
 #
@@ -567,7 +574,7 @@ print("the answer:", air.answer)
 #    now matches the data. `answer_4`: your fixed `get_air_quality`.
 
 # %% [markdown] lang="zh-CN"
-# 把最后三行放在一起读。如果模型查了广州，日志会显示工具返回了错误的数字（上海的 57）：bug 出在工具上，而不是模型，改提示词也修不好。如果模型压根没查广州（或者在一次调用里传了两个城市，收到了工具的报错），那这就是日志告诉你的第一件事——另一个 bug，出在计划或参数上。此外，答案也可能自己把比较搞反，把 AQI 更高的城市说成空气更好；只要两个城市都有工具结果可比，判定就会标出这种情况（缺了一个，它会指出缺少结果）。注意判定*标不出*的情况：答案“广州空气更好，AQI 57”和观察一致，给出的数字却是错的——工具的 bug 穿过了一个信任工具结果的检查器。答案的好坏取决于观察，而观察就在日志里。
+# 把最后三行放在一起读。如果模型查了广州，日志会显示工具返回了错误的数字（上海的 57，标着 DOES NOT MATCH）：bug 出在工具上，而不是模型，改提示词也修不好。这时答案“广州的 AQI 是 57”和它的观察一致，所以判定给了 ✔——可答案仍然是错的：工具的 bug 穿过了一个信任工具结果的检查器。如果模型压根没查广州（或者传了工具拒收的参数），那这就是日志告诉你的第一件事——另一个 bug，出在计划或参数上，判定会指出缺少结果。无论哪种情况，答案的好坏取决于观察，而观察就在日志里。
 #
 # ## 小结
 #

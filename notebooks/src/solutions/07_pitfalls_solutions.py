@@ -207,8 +207,10 @@ print(grade(r, Expected(figures=("1488.21",), parts=("贵州茅台",))))
 # A `[?]` before a number means no tool returned it. It flags harmless numbers too (a date the
 # model wrote out, a count), so use it as a highlight for a human, not as an automatic veto. It
 # also misses what it cannot see: a real figure given to the wrong name, such as
-# "五粮液和贵州茅台的收盘价分别是1488.21" (no price for 五粮液 exists), passes both this fence and the
-# grader — read the sentence.
+# "五粮液和贵州茅台的收盘价分别是1488.21" (no price for 五粮液 exists), passes this fence. The grader
+# catches that one, because it counts 五粮液 as a part of the question (joined to 贵州茅台 by 和)
+# with no tool result; a figure given to the wrong *known* name it catches by comparing the
+# readings. Read the sentence anyway.
 
 # %% [markdown] lang="zh-CN"
-# 数字前的 `[?]` 表示没有任何工具返回过它。它也会标出无害的数字（模型写出来的日期、一个计数），所以把它当作给人看的高亮提示，而不是自动否决。它也发现不了它看不见的问题：一个真实的数字安到了错误的名字上，比如"五粮液和贵州茅台的收盘价分别是1488.21"（五粮液根本没有价格），这道防线和评分器都会放过——要自己读这句话。
+# 数字前的 `[?]` 表示没有任何工具返回过它。它也会标出无害的数字（模型写出来的日期、一个计数），所以把它当作给人看的高亮提示，而不是自动否决。它也发现不了它看不见的问题：一个真实的数字安到了错误的名字上，比如"五粮液和贵州茅台的收盘价分别是1488.21"（五粮液根本没有价格），这道防线会放过。评分器能抓住这一句，因为它把五粮液算作问题的一部分（用"和"与贵州茅台连在一起），而它没有工具结果；数字安到了另一个*认识的*名字上，评分器则靠比较读数来发现。不过还是要自己读这句话。
