@@ -572,16 +572,19 @@ for r in drafts:
 # backwards under the older guards (suite task t32 in
 # [`benchmarks/results/agents.md`](../benchmarks/results/agents.md): W under `native · guards on`,
 # ✓ with today's defaults): each step's kind, and for an
-# `ungrounded` step the correction the model read instead of its draft. The cell is a success
-# demo; [`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held
-# in ten replays.
+# `ungrounded` step the correction the model read instead of its draft. This run can go
+# either way, and the verdict below says which: replayed ten times
+# ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md)), the correction led to the
+# right answer once; the other nine times the model answered the correction by handing the
+# question back, the echo guard sent that back, the model repeated it until the parse-error
+# budget ended the run, and even the closing request drew the question again. A correction
+# tells the model the fact; it cannot make a 1.5B model use it.
 
 # %% [markdown] lang="zh-CN"
-# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这个单元格是一个成功演示；[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次。
+# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这次运行可能成功也可能失败，下面的判定会说明是哪一种：重放十次（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md)），更正只有一次带来了正确答案；另外九次，模型对更正的回应是把问题原样交回来，echo 护栏把它退回，模型一再重复，直到解析错误的预算结束了这次运行，连最终请求得到的也还是那个问题。更正能把事实告诉模型，却不能让一个 1.5B 模型用上它。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-# demo: success
 cold_q = "北京和上海现在哪个更冷？"
 checked = run_function_calling(cold_q, tools=ToolRegistry([course.get("get_weather")]), conn=conn)
 for s in checked.steps:
