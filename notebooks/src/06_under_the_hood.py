@@ -605,13 +605,9 @@ if section:  # the first table's head and its rows that ran all 72 tasks; the re
     table = re.search(r"(?m)(?:^\|.*\n?)+", section)
     rows = table.group().splitlines() if table else []
     rows = [r for i, r in enumerate(rows) if i < 2 or "/72 |" in r]
-    section = "\n".join(rows) + ("\n\n(Configurations run on part of the suite: in the file.)"
-                                if rows else "")
     print(f"Quoted from benchmarks/results/{report.name} "
           f"(last modified {time.strftime('%Y-%m-%d %H:%M', time.localtime(report.stat().st_mtime))}):")
-    # the report's images sit next to it: point their links there from this folder
-    display(Markdown(re.sub(r"!\[([^\]]*)\]\((?!https?:)([^)]+)\)",
-                            r"![\1](../benchmarks/results/\2)", section)))
+    display(Markdown("\n".join(rows) + "\n\n(Configurations run on part of the suite: in the file.)"))
 elif report.is_file():
     print(f"benchmarks/results/{report.name} exists but has no 'Success per configuration' "
           "section; open it directly.")
