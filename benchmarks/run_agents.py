@@ -1,7 +1,8 @@
 """Run the task suite under agent configurations; append one JSONL record per run (resumable).
 
 A configuration is: protocol (text ReAct in the JSON-blob or Action/Action Input style, or
-native tool calls) x guards (off/on/levers) x constrained decoding (off/on) x model (local 1.5B, local
+native tool calls) x guards (off/on/levers, or "next": levers plus the levers being measured,
+`Guards` fields off by default) x constrained decoding (off/on) x model (local 1.5B, local
 0.5B, or the provider configured in `.env`). Every run pins `REACTLAB_TODAY` and the weather
 snapshot, temperature 0, max 6 steps, so two runs of the same configuration see the same tools.
 
@@ -193,7 +194,13 @@ def run_one(config: Config, task, conn: Any) -> dict:
     registry = registry_for(task)
     # "on" is the defaults as they were before the levers ("basic"); "levers" is Guards.on() now
     guards = {"on": Guards.basic, "off": Guards.off, "levers": Guards.levers,
-              "grounding": lambda n: replace(Guards.on(n), grounding=True)}[config.guards](config.steps)
+              "grounding": lambda n: replace(Guards.on(n), grounding=True),
+              # the eleventh round's levers: the plain closing (ReAct), the server's more
+              # calls (native, reactlab's server), the fetch hints chained and their fetches not
+              # counted as steps (both)
+              "next": lambda n: replace(Guards.on(n), plain_closing=True, more_calls=True,
+                                           fetch_chain=True, free_fetches=4),
+              }[config.guards](config.steps)
     use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
            if config.constrained or config.choice else conn)
     react_name, native_name = PROMPT_LEVERS[config.prompt]

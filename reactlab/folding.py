@@ -19,6 +19,8 @@ from reactlab.loop_detector import format_call
 from reactlab.prompts import render_template
 from reactlab.runlog import Step
 
+HELD_BACK_OPENING = "Not run:"  # how the held_back templates open (loop._held)
+
 
 def step_line(step: Step) -> str:
     """One step as one line: its calls and what came back, or what it said, plus our note.
@@ -47,6 +49,19 @@ def steps_summary(steps: list[Step]) -> str:
     """
     lines = [f"step {s.number}: {step_line(s)}" for s in steps]
     return render_template("steps_summary", lines="\n".join(lines))
+
+
+def results_list(steps: list[Step], chars: int = 2000) -> str:
+    """Every call that ran in `steps`, one line each with what came back (calls the guards held
+    back are left out: they never ran); "(none)" when nothing ran. Used by the plain closing
+    request (`Guards.plain_closing`).
+
+    Example: results_list([s1]) -> "- get_weather({'location': '北京'}) -> 北京: 23.4°C, …"
+    """
+    lines = [f"- {format_call(c.name, c.arguments)} -> {shorten(c.observation, chars)}"
+             for s in steps for c in s.tool_calls
+             if not str(c.observation).startswith(HELD_BACK_OPENING)]
+    return "\n".join(lines) or "(none)"
 
 
 def turns_summary(turns: list[tuple[str, str]], chars: int = 80) -> str:

@@ -387,18 +387,28 @@ def asks_back(answer: str | None) -> bool:
 _PUNCT = re.compile(r"[\s\W_]+")
 
 
+_QUESTION_END = re.compile(r"[?？]")  # where one of the question's own questions ends
+
+
 def restated(answer: str, question: str | None) -> str:
     """The answer without the question it opens with, word for word: the 1.5B sometimes starts
     its answer by copying the question, whose names and words ("which city is the warmest …
     than the coldest") would be read as claims. An answer that is only the question is kept
     (`echoes_question` judges it).
 
+    The copy can be the question's first sentences, up to a question mark: "成都和重庆现在哪个城市
+    的湿度更高？两地的湿度分别是66%和70%。" copies the first of the question's two questions, and
+    its 重庆 is no answer to "which".
+
     Example: restated("北京热吗？北京23.4°C。", "北京热吗？") -> "北京23.4°C。"
     """
     a, q = normalise(answer).lstrip(), normalise(question or "").strip()
-    if len(q) < 4 or not a.casefold().startswith(q.casefold()) or not a[len(q):].strip():
-        return answer
-    return a[len(q):].lstrip()
+    ends = [m.end() for m in _QUESTION_END.finditer(q)]
+    for end in sorted({*ends, len(q)}, reverse=True):  # the longest copy first
+        copy = q[:end].strip()
+        if len(copy) >= 4 and a.casefold().startswith(copy.casefold()) and a[len(copy):].strip():
+            return a[len(copy):].lstrip()
+    return answer
 
 
 def echoes_question(answer: str | None, question: str | None) -> bool:

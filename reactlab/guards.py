@@ -18,6 +18,10 @@ One answer to each pitfall, shared by both agents through the one loop in `react
 - after two empty replies in a row, the next request goes without tools (`Guards.without_tools`);
 - an "answer" that only repeats the question or the loop's last message is an unusable reply,
   sent back like a parse error (`Guards.echoed`);
+- three levers being measured, off by default (`benchmarks/results/levers.md`, eleventh
+  round): the fetch hints chained, their fetches not counted as steps (`Guards.counted`), the
+  ReAct closing request as plain chat (`plain_closing`), more calls opened by reactlab's server
+  (`more_calls`);
 - a closing reply that is no answer (empty, a tool call, an echo, or a fact the grader corrects
   without a tool) is asked for once more, with what was wrong said first (`Guards.closing`);
 - older steps are folded into a summary once the history is long (`Guards.fold_point`, with
@@ -40,6 +44,7 @@ from reactlab.compaction import compact_observation, compaction_event
 from reactlab.correction import Correction, correction
 from reactlab.figures import known_inputs, made_up
 from reactlab.grader import CALL_AS_ANSWER, echoes_question
+from reactlab.hints import chained
 from reactlab.loop_detector import LoopDetector
 from reactlab.prompts import load_template, render_template
 from reactlab.runlog import ANSWER_ONLY, RunResult, Step
@@ -76,6 +81,11 @@ class Guards:
     # or the calculator's expression with the figures of the tools it called inside
     echo_check: bool = True  # an "answer" that only repeats the question or our last message
     closing_check: bool = True  # a closing reply that is no usable answer is asked for once more
+    # Being measured (benchmarks/results/levers.md, eleventh round), off until kept:
+    plain_closing: bool = False  # ReAct: the closing request as plain chat, the results listed
+    more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
+    fetch_chain: bool = False  # after a hinted fetch, hint the next name still missing at once
+    free_fetches: int = 0  # at most this many fetches a hint asked for are not counted as steps
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:
@@ -282,7 +292,17 @@ class Guards:
 
     def budget(self, steps: list[Step], total_tokens: int = 0) -> str | None:
         """Which budget has run out after these steps (a RunResult status), or None."""
-        return budget_status(self, len(steps), count_parse_errors(steps), total_tokens)
+        return budget_status(self, self.counted(steps), count_parse_errors(steps), total_tokens)
+
+    def counted(self, steps: list[Step]) -> int:
+        """The steps the step budget counts: all of them, less the fetches a fetch hint asked
+        for and got (at most `free_fetches`). Measured on the averages over four cities: a
+        held-back guess, then four hinted fetches, left one step for the calculator and none
+        for the answer. Example: Guards(free_fetches=4).counted(steps) -> len(steps) - 4"""
+        if not self.free_fetches:
+            return len(steps)
+        free = sum(1 for i in range(1, len(steps)) if chained(steps[: i + 1]))
+        return len(steps) - min(free, self.free_fetches)
 
 
 def _call_key(name: str, args: Any) -> str:

@@ -163,6 +163,8 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
             step.events.append(f"constrained to an Action ({must}): JSON schema")
         if "tools" in request and own:
             request["extra_body"] = {"reactlab_help": False}  # see the module docstring
+            if guards.more_calls:  # the server opens the next <tool_call> (server.more_calls)
+                request["extra_body"]["reactlab_more_calls"] = True
         reply = complete(conn, request, stream=protocol.stream, echo=verbose)
         _fill(step, reply, request.get("max_tokens"))
         return messages, reply
@@ -197,7 +199,7 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
         # A budget ran out: one last request without tools, "answer with what you have".
         result.status = status
         step = Step(len(steps) + 1, "final_request")
-        step.events.append(budget_event(guards, status, len(steps), count_parse_errors(steps),
+        step.events.append(budget_event(guards, status, guards.counted(steps), count_parse_errors(steps),
                                         result.usage.get("total_tokens", 0)))
         messages, reply = ask(step, guards.final_request)
         _add_usage(result, reply)
@@ -264,7 +266,7 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
         step.feedback, step.require_call = hint
         step.events.append(f"{INSIDE_EVENT}: calculator with the results' figures required")
     elif guards.fetch_hints and (hint := fetch_hint(question, [*earlier, step],
-                                                    registry.names())):
+                                                    registry.names(), guards.fetch_chain)):
         # a call failed or was held back while a name the question asks about has no result
         step.feedback, step.require_call, name = hint
         step.events.append(f"{FETCH_EVENT}: {step.require_call} for {name}")

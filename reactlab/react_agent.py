@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reactlab.completion import Reply
-from reactlab.folding import steps_summary
+from reactlab.folding import results_list, steps_summary
 from reactlab.guards import Guards
 from reactlab.loop import EmptyReply, FormatError, as_registry, run_loop, run_tools
 from reactlab.parsing import (
@@ -40,6 +40,7 @@ from reactlab.prompts import (
     load_template,
     react_system_prompt,
     react_user_message,
+    render_template,
 )
 from reactlab.runlog import RunResult, Step
 from reactlab.tools import ToolRegistry
@@ -86,7 +87,11 @@ class ReActStep:
         return kw
 
     def render(self, steps: list[Step], folded: int, closing: str | None) -> list[dict]:
-        """Scratchpad: [system, user(question + pad)]; chat: one message per turn."""
+        """Scratchpad: [system, user(question + pad)]; chat: one message per turn. The
+        closing request with `Guards.plain_closing`: no ReAct format at all, the results
+        listed (`_plain_closing`)."""
+        if closing and self.guards.plain_closing:
+            return self._plain_closing(steps, closing)
         summary = steps_summary(steps[:folded]) if folded else None
         if self.layout == "chat":
             first = react_user_message(self.question, style=self.style,
@@ -108,6 +113,16 @@ class ReActStep:
         if closing:  # the closing request: our note after the pad, as one more message
             messages.append({"role": "user", "content": closing})
         return messages
+
+    def _plain_closing(self, steps: list[Step], closing: str) -> list[dict]:
+        """The closing request as plain chat: a system message that asks for the answer only,
+        then the question, every result that came back, and our closing note. Asked inside
+        the scratchpad, the 1.5B sometimes starts the pad again (the question, a Thought, an
+        Action) instead of answering, and does so again when asked once more."""
+        user = render_template("closing_plain_user", question=self.question,
+                               results=results_list(steps), closing=closing)
+        return [{"role": "system", "content": load_template("closing_plain_system")},
+                *map(dict, self.history), {"role": "user", "content": user}]
 
     def _reply_text(self, step: Step) -> str:
         """What the model said, as it goes back: cut at the stops, no invented Observation,

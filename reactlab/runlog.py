@@ -25,7 +25,7 @@ from typing import Any
 STATUSES = {
     "final": "the model gave a final answer",
     "max_steps": "the step budget ran out",
-    "loop": "the loop detector fired twice: the model kept repeating itself",
+    "loop": "the model kept repeating the same call, and the run was stopped for it",
     "parse_errors": "too many replies that could not be parsed",
     "max_tokens": "the token budget ran out",
     "provider_error": "the provider or the connection failed (network, HTTP status, a reply "

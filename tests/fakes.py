@@ -159,8 +159,8 @@ class ScriptedConn(RecordingConn):
 
     text_usage: dict | None = USAGE
 
-    def __init__(self, *script: Any, model: str = "fake-model"):
-        super().__init__(model=model)
+    def __init__(self, *script: Any, model: str = "fake-model", provider: str = "local"):
+        super().__init__(model=model, provider=provider)
         self.script = list(script)
 
     def respond(self, request: dict) -> Any:

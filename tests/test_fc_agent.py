@@ -663,3 +663,21 @@ def test_echoes_are_bounded_like_parse_errors():
     r = run(conn)  # more than max_parse_errors (3) unusable replies end the run
     assert [s.kind for s in r.steps] == ["parse_error"] * 4 + ["final_request"]
     assert r.status == "parse_errors" and r.answer == "北京晴。"
+
+
+def test_more_calls_asks_reactlab_server_to_open_the_next_call_and_no_one_else():
+    """`Guards.more_calls`: on reactlab's own server a request with tools carries
+    `"reactlab_more_calls": true` (the server opens the next <tool_call> after a complete one);
+    another provider never sees the field, and the closing request (no tools) never does."""
+    def run(provider: str, more: bool) -> FakeConn:
+        conn = FakeConn(Reply(None, [tool_call("c1", "get_weather", '{"location": "北京"}')]),
+                        "北京晴", provider=provider)
+        run_function_calling("北京天气", tools=registry(), conn=conn, max_steps=1,
+                             guards=Guards(more_calls=more))
+        return conn
+    local = run("local", True)
+    assert local.requests[0]["extra_body"] == {"reactlab_help": False, "reactlab_more_calls": True}
+    assert "tools" not in local.requests[-1] and "extra_body" not in local.requests[-1]
+    assert run("local", False).requests[0]["extra_body"] == {"reactlab_help": False}
+    assert "extra_body" not in run("dashscope", True).requests[0]
+    assert Guards.on().more_calls is False

@@ -100,3 +100,20 @@ def test_any_steps_folded_anywhere_render_a_valid_history(kinds, folded):
     assert messages[1] == {"role": "user", "content": "北京和广州今天哪里更热？"}
     assert sum(m["role"] == "tool" for m in messages) == sum(
         len(s.tool_calls) for s in steps[folded:])
+
+
+def test_results_list_names_each_call_that_ran_and_leaves_out_held_back_ones():
+    from reactlab.folding import results_list
+    ran = ToolCallRecord("get_weather", {"location": "北京"}, "北京: 23.4°C, humidity 43%")
+    held = ToolCallRecord("calculator", {"expression": "(32 + 29) / 2"},
+                          "Not run: calculator was given 32, 29, …", error=True)
+    failed = ToolCallRecord("get_weather", {"location": "上海"},
+                            "Error: get_weather failed: ConnectionError: down", error=True)
+    text = results_list([Step(1, "action", tool_calls=[held]), Step(2, "action", tool_calls=[ran]),
+                         Step(3, "action", tool_calls=[failed])])
+    assert text.splitlines() == ["- get_weather({'location': '北京'}) -> 北京: 23.4°C, humidity 43%",
+                                 ("- get_weather({'location': '上海'}) -> Error: get_weather failed: "
+                                  "ConnectionError: down")]
+    assert results_list([]) == "(none)"
+    assert len(results_list([Step(1, "action", tool_calls=[
+        ToolCallRecord("search_docs", {"query": "x"}, "y" * 9000)])])) < 2100  # a bound

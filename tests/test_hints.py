@@ -363,3 +363,77 @@ def test_no_note_when_the_hinted_call_failed_again_or_without_hints():
     plain = Step(1, "action", tool_calls=[TODAY])  # no hint before: nothing to undo
     assert done_note("q", [plain, ok]) is None
     assert done_note("q", [ok]) is None
+
+
+# --- the chained fetch hint, and the hinted fetches the step budget does not count ----------
+
+def _weather(city: str, reading: str = "20.0°C (feels like 20°C), humidity 50%") -> ToolCallRecord:
+    return ToolCallRecord("get_weather", {"location": city}, f"{city}: {reading}")
+
+
+def _hinted_run() -> list[Step]:
+    """The real round-10 start of t47: a held-back guess, then the hinted fetch of 深圳."""
+    first = Step(1, "action", tool_calls=[HELD], require_call="get_weather",
+                 events=["fetch hint: get_weather for 深圳"])
+    return [first, Step(2, "action", tool_calls=[_weather("深圳")])]
+
+
+def test_the_chain_hints_the_next_missing_city_right_after_the_hinted_fetch():
+    from reactlab.hints import chained, fetch_hint
+    steps, tools = _hinted_run(), default_registry().names()
+    assert chained(steps)
+    assert fetch_hint(AVG4, steps, tools) is None  # without the chain: the model is free again
+    feedback, tool, name = fetch_hint(AVG4, steps, tools, chain=True)
+    assert (tool, name) == ("get_weather", "杭州")
+    assert feedback.startswith("No tool result has covered 杭州, 成都, 南京 yet")
+
+
+def test_no_chain_after_a_fetch_nobody_hinted_or_one_that_failed():
+    from reactlab.hints import chained, fetch_hint
+    free = [Step(1, "action", tool_calls=[_weather("深圳")])]
+    assert not chained(free)
+    assert fetch_hint(AVG4, free, default_registry().names(), chain=True) is None
+    steps = _hinted_run()
+    steps[1].tool_calls = [ToolCallRecord("calculator", {"expression": "1+1"}, "2")]
+    assert not chained(steps)  # the hint asked for get_weather; a calculator call is no answer
+
+
+def test_the_chain_ends_when_every_asked_name_has_a_result():
+    from reactlab.hints import fetch_hint
+    steps = _hinted_run()
+    for n, city in enumerate(["杭州", "成都", "南京"], start=2):
+        steps[-1].require_call = "get_weather"
+        steps[-1].events.append(f"fetch hint: get_weather for {city}")
+        steps.append(Step(n + 1, "action", tool_calls=[_weather(city)]))
+    assert fetch_hint(AVG4, steps, default_registry().names(), chain=True) is None
+
+
+def test_hinted_fetches_are_not_counted_up_to_free_fetches():
+    steps = _hinted_run()
+    assert Guards.on().counted(steps) == 2  # the default: every step counts
+    assert Guards(free_fetches=4).counted(steps) == 1
+    assert Guards(free_fetches=0).counted(steps) == 2
+    many = _hinted_run()
+    for n in range(6):  # more hinted fetches than the allowance: only 4 go free
+        many[-1].require_call = "get_weather"
+        many[-1].events.append("fetch hint: get_weather for 杭州")
+        many.append(Step(n + 3, "action", tool_calls=[_weather("杭州")]))
+    assert Guards(free_fetches=4).counted(many) == len(many) - 4
+
+
+def test_a_run_with_the_chain_fetches_four_cities_and_still_answers():
+    """Scripted on round 10's native t47: the guess held back, then four fetches; with the chain
+    and the free fetches, the calculator and the answer fit in the budget (seven steps, three counted)."""
+    calc = '{"expression": "(32 + 29 + 26 + 22) / 4"}'
+    good = '{"expression": "(26.1 + 21.5 + 20.3 + 20.9) / 4"}'
+    replies = [Reply(None, [tool_call("c0", "calculator", calc)])]
+    replies += [Reply(None, [tool_call(f"w{i}", "get_weather", json.dumps({"location": c}))])
+                for i, c in enumerate(["深圳", "杭州", "成都", "南京"])]
+    replies += [Reply(None, [tool_call("c1", "calculator", good)]), "四地的平均气温是22.2°C。"]
+    conn = ScriptedConn(*replies)
+    guards = Guards(fetch_chain=True, free_fetches=4)
+    r = run_function_calling(AVG4, conn=conn, tools=default_registry(), guards=guards)
+    assert [e for s in r.steps for e in s.events if e.startswith("fetch hint")] == [
+        f"fetch hint: get_weather for {c}" for c in ["深圳", "杭州", "成都", "南京"]]
+    assert r.status == "final" and r.answer == "四地的平均气温是22.2°C。"
+    assert len(r.steps) == 7 and guards.counted(r.steps) == 3  # the four fetches go free

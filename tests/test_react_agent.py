@@ -501,3 +501,29 @@ def test_a_final_answer_that_repeats_the_loops_last_message_is_sent_back():
     assert g.echoed("青岛啤酒和宁德时代？", "There is no tool result for 宁德时代 yet: call a tool.",
                     [told]) == "my last message"
     assert g.echoed("青岛啤酒和宁德时代？", "青岛啤酒 67.92，宁德时代未搜到。", [told]) is None
+
+
+def test_the_plain_closing_lists_the_results_and_drops_the_react_format():
+    """`Guards.plain_closing`: round 10's t18 and t38 answered the closing request inside the
+    scratchpad with the question and a new Action, twice. Asked as plain chat, with what came
+    back listed, there is no pad to continue."""
+    conn = FakeConn(blob("get_weather", {"location": "北京"}), blob("get_weather", {"location": "广州"}),
+                    "北京晴，广州多云。")
+    r = run_react("北京和广州天气", tools=registry(), conn=conn, max_steps=2,
+                  guards=Guards(plain_closing=True))
+    assert r.status == "max_steps" and r.answer == "北京晴，广州多云。"
+    system, user = conn.requests[-1]["messages"]
+    assert system["role"] == "system" and "no Thought, no Action" in system["content"]
+    assert "Action:" not in system["content"]  # none of the ReAct format is left
+    assert user["content"].startswith("Question: 北京和广州天气\n\nTool results:\n- get_weather(")
+    assert user["content"].count("\n- get_weather(") == 2
+    assert user["content"].endswith(Guards().final_request)
+    assert r.messages[-1] == {"role": "assistant", "content": "北京晴，广州多云。"}
+
+
+def test_without_the_plain_closing_the_closing_request_stays_in_the_pad():
+    conn = FakeConn(blob("get_weather", {"location": "北京"}), "Final Answer: 北京晴")
+    r = run_react("北京天气", tools=registry(), conn=conn, max_steps=1)
+    assert Guards.on().plain_closing is False
+    assert conn.requests[-1]["messages"][0]["content"] == conn.requests[0]["messages"][0]["content"]
+    assert r.answer == "北京晴"

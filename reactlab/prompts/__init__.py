@@ -24,6 +24,9 @@ Templates (see README.md next to them):
                                the result of a call held back ({tool}, {figures}: made-up
                                figures, or a calculator too early; on by default, off with
                                `Guards.basic()`)
+- `closing_plain_system`, `closing_plain_user`
+                               the ReAct closing request as plain chat, the results listed
+                               ({question}, {results}, {closing}; `Guards.plain_closing`)
 - `steps_summary`, `turns_summary`
                                the header of folded steps and of folded chat turns ({lines})
 
