@@ -199,7 +199,8 @@ def run_one(config: Config, task, conn: Any) -> dict:
               # calls (native, reactlab's server), the fetch hints chained and their fetches not
               # counted as steps (both)
               "next": lambda n: replace(Guards.on(n), plain_closing=True, more_calls=True,
-                                           fetch_chain=True, free_fetches=4),
+                                           fetch_chain=True, free_fetches=4,
+                                           aggregate_hints=True),
               }[config.guards](config.steps)
     use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
            if config.constrained or config.choice else conn)

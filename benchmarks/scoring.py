@@ -172,12 +172,16 @@ def decide(task: Task, status: str, answer: str | None, steps: list[tuple[str, s
         # a tool call written out as the "answer" (seen under constrained decoding, where the
         # closing request still got a blob): the checker's names may sit in its arguments
         return False, "format_error", missing
-    if ok and (judged is None or judged.ok):
-        return True, "solved", []
     states_figure = bool(re.search(r"\d", answer or ""))
-    if ok:  # the anchors are there, but the answer is not what the run supports
+    if ok and (judged is None or judged.ok):
         # the grader is told the anchors' figures, so it credits a right figure the model
-        # never fetched; the benchmark's own rule (below) calls that invented
+        # never fetched: a lucky guess while a needed fact never came back is invented
+        if states_figure and unmet and shown is not None and unsupported_figures(
+                answer, [*shown, task.question]):
+            why = f"a right figure from no tool result: {', '.join(unmet)} never came back"
+            return False, "invented_data", [why]
+        return True, "solved", []
+    if ok:  # the anchors are there, but the answer is not what the run supports
         if states_figure and unmet and (shown is None or unsupported_figures(
                 answer, [*shown, task.question])):
             return False, "invented_data", judged.reasons

@@ -226,6 +226,27 @@ def _stated(pattern: re.Pattern, text: str, right: Decimal) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def asked_aggregate(result: RunResult) -> tuple[str, str, str] | None:
+    """(kind, the readings named, the calculator expression) when the question asks for a mean
+    or a total of two or more names' readings and every one is fetched; None otherwise (a
+    total only when the question gives no figure of its own, as in `aggregates`).
+
+    Example: question "北京、上海、广州三地现在的平均气温是多少？", all three fetched ->
+             ("mean", "北京 23.4, 上海 19.8 and 广州 24.2", "(23.4 + 19.8 + 24.2) / 3")
+    """
+    pairs = _asked_readings(result)
+    if not pairs:
+        return None
+    question = normalise(result.question or "")
+    named = ", ".join(f"{n} {r:f}" for n, r in pairs[:-1]) + f" and {pairs[-1][0]} {pairs[-1][1]:f}"
+    plus = " + ".join(f"{r:f}" for _, r in pairs)
+    if re.search(r"平均|均值|(?i:\baverage\b|\bmean\b)", question):
+        return "mean", named, f"({plus}) / {len(pairs)}"
+    if re.search(_TOTAL_WORDS, question) and not figures(question):
+        return "total", named, plus
+    return None
+
+
 def aggregates(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
     """(reason, fact) for each mean or total the answer states that is not the mean or the sum
     of the fetched readings of the names the question asks about (every one fetched, two or

@@ -18,9 +18,10 @@ One answer to each pitfall, shared by both agents through the one loop in `react
 - after two empty replies in a row, the next request goes without tools (`Guards.without_tools`);
 - an "answer" that only repeats the question or the loop's last message is an unusable reply,
   sent back like a parse error (`Guards.echoed`);
-- three levers being measured, off by default (`benchmarks/results/levers.md`, eleventh
-  round): the fetch hints chained, their fetches not counted as steps (`Guards.counted`), the
-  ReAct closing request as plain chat (`plain_closing`), more calls opened by reactlab's server
+- levers being measured, off by default (`benchmarks/results/levers.md`, eleventh round):
+  the fetch hints chained, their fetches not counted as steps (`Guards.counted`), the
+  expression of an asked mean or total once every reading is in (`aggregate_hints`), the ReAct
+  closing request as plain chat (`plain_closing`), more calls opened by reactlab's server
   (`more_calls`);
 - a closing reply that is no answer (empty, a tool call, an echo, or a fact the grader corrects
   without a tool) is asked for once more, with what was wrong said first (`Guards.closing`);
@@ -86,6 +87,8 @@ class Guards:
     more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
     fetch_chain: bool = False  # after a hinted fetch, hint the next name still missing at once
     free_fetches: int = 0  # at most this many fetches a hint asked for are not counted as steps
+    aggregate_hints: bool = False  # a calculator failed or held back once every reading of a
+    # mean or total is in: the expression over the readings, the calculator required
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:

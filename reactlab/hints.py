@@ -32,7 +32,15 @@ feedback gives the expression with those results' figures in place
 (`calculator({"expression": "1488.21 / 67.92"})`, `prompts/inside_hint.txt`), and the next
 request requires the calculator. Once per run.
 
-After the call a date or inside hint required has run, the step's feedback is a short
+Two levers on the fetch and inside hints are being measured, off by default. With
+`Guards(fetch_chain=True)` the fetch hint also follows the hinted fetch itself, so the names
+still missing are fetched one after another (`chained`; with `free_fetches` those fetches do
+not count as steps). With `Guards(aggregate_hints=True)` a calculator call that failed or was
+held back, once every reading of a mean or a total the question asks for is in, is followed by
+the calculator call over those readings (`aggregate_hint`, `prompts/aggregate_hint.txt`; the
+expression comes from `grader.asked_aggregate`). Once per run.
+
+After the call a date, inside or aggregate hint required has run, the step's feedback is a short
 note instead (`done_note`, `prompts/hint_done.txt`): that call has run, do not make it again, go
 on with the question. Without it the hint's "Make that call now" stays the last thing a native
 request says, and the 1.5B made the call again until the loop detector stopped it.
@@ -64,6 +72,7 @@ EVENT = "date hint"  # the step event that marks a run's one hint
 TODAY_EVENT = "today hint"  # the step event of the run's one today hint
 FETCH_EVENT = "fetch hint"  # the step event of a fetch hint: "fetch hint: get_weather for 深圳"
 INSIDE_EVENT = "inside hint"  # the step event of the run's one inside hint
+AGGREGATE_EVENT = "aggregate hint"  # the step event of the run's one aggregate hint
 DONE_EVENT = "hint done"  # the step event of the note after a hinted call has run
 # a tool called inside an expression: get_weather('厦门')['temperature'], get_weather("x").humidity
 _INSIDE = re.compile("(" + "|".join(t for _, _, t in claims.COURSE_DATA) + ")"  # the fetching tools
@@ -282,6 +291,34 @@ def inside_hint(steps: list[Step]) -> tuple[str, str] | None:
     return None
 
 
+def aggregate_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
+    """(feedback, "calculator") when the last step's calculator call failed or was held back,
+    the question asks for a mean or a total of two or more names' readings, and every one of
+    them is in (`grader.asked_aggregate`); None otherwise, and after the run's first one.
+
+    Measured on the eleventh round's ReAct t47: with all four cities fetched, the model wrote
+    its first made-up calculator call, "(32 + 24 + 26 + 22) / 4", three more times, each held
+    back, until the budget ran out.
+
+    Example: calculator("(32 + 24 + 26 + 22) / 4") held back after 深圳 26.1, 杭州 21.5, 成都 20.3
+             and 南京 20.9 -> ('Every reading the question asks about is in: 深圳 26.1, … The
+             mean is calculator({"expression": "(26.1 + 21.5 + 20.3 + 20.9) / 4"}). Make that
+             call now.', "calculator")
+    """
+    if not steps or _given(steps, AGGREGATE_EVENT):
+        return None
+    if not any(c.name == "calculator" and c.error for c in steps[-1].tool_calls):
+        return None
+    from reactlab.grader import asked_aggregate  # the grader's reading of the question
+
+    found = asked_aggregate(RunResult(question, None, "final", steps=list(steps)))
+    if found is None:
+        return None
+    kind, named, expression = found
+    call = f"calculator({json.dumps({'expression': expression}, ensure_ascii=False)})"
+    return render_template("aggregate_hint", named=named, kind=kind, call=call), "calculator"
+
+
 def done_note(question: str, steps: list[Step]) -> str | None:
     """The note after the call a date or inside hint required has run: its result is in, do
     not make it again, go on with the question. None otherwise, and after a fetch hint.
@@ -296,7 +333,7 @@ def done_note(question: str, steps: list[Step]) -> str | None:
     """
     if len(steps) < 2 or not steps[-2].require_call:
         return None
-    if not any(e.startswith((EVENT, INSIDE_EVENT)) for e in steps[-2].events):
+    if not any(e.startswith((EVENT, INSIDE_EVENT, AGGREGATE_EVENT)) for e in steps[-2].events):
         return None  # not after a fetch hint: measured, the restated question made the
         # native model start over and fetch everything again (t29, t45 of the fifth round)
     for c in steps[-1].tool_calls:
@@ -308,11 +345,13 @@ def done_note(question: str, steps: list[Step]) -> str | None:
 
 
 __all__ = [
+    "AGGREGATE_EVENT",
     "DATE",
     "DONE_EVENT",
     "EVENT",
     "FETCH_EVENT",
     "INSIDE_EVENT",
+    "aggregate_hint",
     "chained",
     "date_hint",
     "done_note",

@@ -33,10 +33,12 @@ from reactlab.config import CLASSROOM
 from reactlab.connection import connect
 from reactlab.guards import Guards, budget_event, correction_text, count_parse_errors
 from reactlab.hints import (
+    AGGREGATE_EVENT,
     DONE_EVENT,
     FETCH_EVENT,
     INSIDE_EVENT,
     TODAY_EVENT,
+    aggregate_hint,
     date_hint,
     done_note,
     fetch_hint,
@@ -265,6 +267,10 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
         # a calculator called a tool inside its expression, and those results are in now
         step.feedback, step.require_call = hint
         step.events.append(f"{INSIDE_EVENT}: calculator with the results' figures required")
+    elif guards.aggregate_hints and (hint := aggregate_hint(question, [*earlier, step])):
+        # a calculator failed or was held back, and every reading of the asked mean/total is in
+        step.feedback, step.require_call = hint
+        step.events.append(f"{AGGREGATE_EVENT}: calculator over the readings required")
     elif guards.fetch_hints and (hint := fetch_hint(question, [*earlier, step],
                                                     registry.names(), guards.fetch_chain)):
         # a call failed or was held back while a name the question asks about has no result

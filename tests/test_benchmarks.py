@@ -962,3 +962,17 @@ def test_demos_md_keeps_the_rows_of_notebooks_not_replayed(tmp_path, monkeypatch
     text = demos.write(kept + [{**first[1], "held": 9}], 10, 60)
     assert "| 06_under_the_hood | 20 | success | 9/10 | yes | 60 |" in text
     assert "| 04_scratchpad | 31 | break | 10/10 | yes | 3 | " + kept[0]["date"] + " |" in text
+
+
+def test_a_right_figure_no_result_gives_is_invented_when_a_need_never_came_back():
+    """The grader is told the task's figures, so it credits 5 for t44 (上海 19.8 − 哈尔滨 14.8)
+    even when 哈尔滨 was never fetched: the benchmark calls that a lucky guess, not a solve."""
+    task = TASKS_BY_ID["t44_sh_hrb_diff_zh"]
+    sh = _reg().call("get_weather", {"location": "上海"})
+    grader_ok = scoring.Verdict(True)  # the grader, told the figure, passes it
+    args = (task, "final", "上海和哈尔滨现在的气温相差5度。", [("action", ""), ("final", "")])
+    ok, mode, why = scoring.decide(*args, ["get_weather 哈尔滨"], [sh], grader_ok)
+    assert (ok, mode) == (False, "invented_data") and "哈尔滨" in why[0]
+    hrb = _reg().call("get_weather", {"location": "哈尔滨"})
+    assert scoring.decide(*args, [], [sh, hrb], grader_ok)[:2] == (True, "solved")
+    assert scoring.decide(*args, ["get_weather 哈尔滨"], None, grader_ok)[:2] == (True, "solved")

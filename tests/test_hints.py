@@ -437,3 +437,53 @@ def test_a_run_with_the_chain_fetches_four_cities_and_still_answers():
         f"fetch hint: get_weather for {c}" for c in ["深圳", "杭州", "成都", "南京"]]
     assert r.status == "final" and r.answer == "四地的平均气温是22.2°C。"
     assert len(r.steps) == 7 and guards.counted(r.steps) == 3  # the four fetches go free
+
+
+# --- the aggregate hint: the expression over the readings, once every one is in -------------
+
+def _four_fetched() -> list[Step]:
+    readings = {"深圳": "26.1", "杭州": "21.5", "成都": "20.3", "南京": "20.9"}
+    return [Step(i + 1, "action", tool_calls=[_weather(c, f"{t}°C (feels like 20°C), humidity 50%")])
+            for i, (c, t) in enumerate(readings.items())]
+
+
+def test_a_held_back_calculator_after_every_reading_gets_the_mean_expression():
+    """Round 11, ReAct t47: all four cities in, then "(32 + 24 + 26 + 22) / 4" three more times."""
+    from reactlab.hints import aggregate_hint
+    steps = [*_four_fetched(), Step(5, "action", tool_calls=[HELD])]
+    feedback, tool = aggregate_hint(AVG4, steps)
+    assert tool == "calculator"
+    assert feedback == ("Every reading the question asks about is in: 深圳 26.1, 杭州 21.5, 成都 20.3 "
+                        "and 南京 20.9. The mean is calculator({\"expression\": \"(26.1 + 21.5 + "
+                        "20.3 + 20.9) / 4\"}). Make that call now.")
+    steps[-1].events.append("aggregate hint: calculator over the readings required")
+    assert aggregate_hint(AVG4, [*steps, Step(6, "action", tool_calls=[HELD])]) is None  # once
+
+
+def test_no_aggregate_hint_before_every_reading_or_for_other_questions():
+    from reactlab.hints import aggregate_hint
+    held = Step(9, "action", tool_calls=[HELD])
+    assert aggregate_hint(AVG4, [*_four_fetched()[:3], held]) is None  # 南京 not in yet
+    assert aggregate_hint(AVG4, _four_fetched()) is None  # no failed calculator call
+    assert aggregate_hint("深圳和杭州哪个更热？", [*_four_fetched(), held]) is None  # no mean asked
+    total = "深圳、杭州三地现在的气温加起来是多少？"
+    assert aggregate_hint(total, [*_four_fetched(), held])[0].startswith(
+        "Every reading the question asks about is in: 深圳 26.1 and 杭州 21.5. The total is "
+        "calculator({\"expression\": \"26.1 + 21.5\"})")
+
+
+def test_a_run_with_the_aggregate_hint_computes_the_mean_and_is_sent_back_to_the_question():
+    calc = '{"expression": "(32 + 29 + 26 + 22) / 4"}'
+    good = '{"expression": "(26.1 + 21.5 + 20.3 + 20.9) / 4"}'
+    replies = [Reply(None, [tool_call(f"w{i}", "get_weather", json.dumps({"location": c}))])
+               for i, c in enumerate(["深圳", "杭州", "成都", "南京"])]
+    replies += [Reply(None, [tool_call("c0", "calculator", calc)]),
+                Reply(None, [tool_call("c1", "calculator", good)]), "四地的平均气温是22.2°C。"]
+    conn = ScriptedConn(*replies)
+    r = run_function_calling(AVG4, conn=conn, tools=default_registry(), max_steps=8,
+                             guards=Guards(aggregate_hints=True))
+    assert r.steps[4].events[-1] == "aggregate hint: calculator over the readings required"
+    assert conn.requests[5]["tool_choice"] == {"type": "function", "function": {"name": "calculator"}}
+    assert r.steps[5].tool_calls[0].observation == "22.2"
+    assert r.steps[5].events[-1].startswith("hint done")
+    assert r.status == "final" and Guards.on().aggregate_hints is False
