@@ -226,6 +226,14 @@ def _stated(pattern: re.Pattern, text: str, right: Decimal) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _listing(pairs: list[tuple[str, Decimal]]) -> tuple[str, str]:
+    """(the readings named, their sum's expression) for a mean's or a total's text.
+    Example: _listing([("北京", Decimal("23.4")), ("上海", Decimal("19.8"))])
+             -> ("北京 23.4 and 上海 19.8", "23.4 + 19.8")"""
+    named = ", ".join(f"{n} {r:f}" for n, r in pairs[:-1]) + f" and {pairs[-1][0]} {pairs[-1][1]:f}"
+    return named, " + ".join(f"{r:f}" for _, r in pairs)
+
+
 def asked_aggregate(result: RunResult) -> tuple[str, str, str] | None:
     """(kind, the readings named, the calculator expression) when the question asks for a mean
     or a total of two or more names' readings and every one is fetched; None otherwise (a
@@ -238,8 +246,7 @@ def asked_aggregate(result: RunResult) -> tuple[str, str, str] | None:
     if not pairs:
         return None
     question = normalise(result.question or "")
-    named = ", ".join(f"{n} {r:f}" for n, r in pairs[:-1]) + f" and {pairs[-1][0]} {pairs[-1][1]:f}"
-    plus = " + ".join(f"{r:f}" for _, r in pairs)
+    named, plus = _listing(pairs)
     if re.search(r"平均|均值|(?i:\baverage\b|\bmean\b)", question):
         return "mean", named, f"({plus}) / {len(pairs)}"
     if re.search(_TOTAL_WORDS, question) and not figures(question):
@@ -266,8 +273,7 @@ def aggregates(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
         return []
     readings = [r for _, r in pairs]
     listed = ", ".join(f"{r:f}" for r in readings)
-    named = ", ".join(f"{n} {r:f}" for n, r in pairs[:-1]) + f" and {pairs[-1][0]} {pairs[-1][1]:f}"
-    plus = " + ".join(f"{r:f}" for r in readings)
+    named, plus = _listing(pairs)
     text = normalise(answer)
     total, mean = sum(readings), sum(readings) / len(readings)
     out = [((f"the answer gives {got} as the mean, but the mean of the fetched readings "
