@@ -64,6 +64,7 @@ from typing import Any
 
 from reactlab import claims
 from reactlab.figures import known_inputs, made_up
+from reactlab.folding import HELD_BACK_OPENING
 from reactlab.prompts import render_template
 from reactlab.runlog import RunResult, Step
 
@@ -280,7 +281,7 @@ def inside_hint(steps: list[Step]) -> tuple[str, str] | None:
         expr = c.arguments.get("expression") if isinstance(c.arguments, dict) else c.arguments
         if c.name != "calculator" or not c.error or not isinstance(expr, str):
             continue
-        if (c.observation or "").startswith("Not run:"):
+        if (c.observation or "").startswith(HELD_BACK_OPENING):
             # held back, not refused: written beside the fetches it needs, often before the
             # model knew which operation the question wants (a mean for "高多少", notebook 06):
             # the model writes the next calculator call itself, from the results
