@@ -1,8 +1,8 @@
 """Run the task suite under agent configurations; append one JSONL record per run (resumable).
 
 A configuration is: protocol (text ReAct in the JSON-blob or Action/Action Input style, or
-native tool calls) x guards (off/on/levers, or "next": levers plus the levers being measured,
-`Guards` fields off by default) x constrained decoding (off/on) x model (local 1.5B, local
+native tool calls) x guards (off/on/levers, or "next": levers plus `more_calls`, the one
+measured `Guards` field still off by default) x constrained decoding (off/on) x model (local 1.5B, local
 0.5B, or the provider configured in `.env`). Every run pins `REACTLAB_TODAY` and the weather
 snapshot, temperature 0, max 6 steps, so two runs of the same configuration see the same tools.
 
@@ -195,12 +195,9 @@ def run_one(config: Config, task, conn: Any) -> dict:
     # "on" is the defaults as they were before the levers ("basic"); "levers" is Guards.on() now
     guards = {"on": Guards.basic, "off": Guards.off, "levers": Guards.levers,
               "grounding": lambda n: replace(Guards.on(n), grounding=True),
-              # the eleventh round's levers: the plain closing (ReAct), the server's more
-              # calls (native, reactlab's server), the fetch hints chained and their fetches not
-              # counted as steps (both)
-              "next": lambda n: replace(Guards.on(n), plain_closing=True, more_calls=True,
-                                           fetch_chain=True, free_fetches=4,
-                                           aggregate_hints=True),
+              # the defaults plus the server's more calls (native, reactlab's server): the one
+              # eleventh-round lever left off; the round's other four are in Guards.on() now
+              "next": lambda n: replace(Guards.on(n), more_calls=True),
               }[config.guards](config.steps)
     use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
            if config.constrained or config.choice else conn)

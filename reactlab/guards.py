@@ -18,11 +18,10 @@ One answer to each pitfall, shared by both agents through the one loop in `react
 - after two empty replies in a row, the next request goes without tools (`Guards.without_tools`);
 - an "answer" that only repeats the question or the loop's last message is an unusable reply,
   sent back like a parse error (`Guards.echoed`);
-- levers being measured, off by default (`benchmarks/results/levers.md`, eleventh round):
-  the fetch hints chained, their fetches not counted as steps (`Guards.counted`), the
-  expression of an asked mean or total once every reading is in (`aggregate_hints`), the ReAct
-  closing request as plain chat (`plain_closing`), more calls opened by reactlab's server
-  (`more_calls`);
+- the eleventh round's levers (`benchmarks/results/levers.md`): the fetch hints chained, up to
+  4 of their fetches not counted as steps (`Guards.counted`), the expression of an asked mean
+  or total once every reading is in (`aggregate_hints`), the ReAct closing request as plain chat
+  (`plain_closing`); more calls opened by reactlab's server (`more_calls`) stays off;
 - a closing reply that is no answer (empty, a tool call, an echo, or a fact the grader corrects
   without a tool) is asked for once more, with what was wrong said first (`Guards.closing`);
 - older steps are folded into a summary once the history is long (`Guards.fold_point`, with
@@ -54,6 +53,10 @@ from reactlab.runlog import ANSWER_ONLY, RunResult, Step
 # (the question again, a Thought, "Action:\n```\n{…}```")
 _ACTION_LINE = re.compile(r"^\s*Action\s*:", re.MULTILINE)
 
+# the eleventh round's levers switched off again, for `Guards.off()` and `Guards.basic()`
+_NO_LEVERS = {"plain_closing": False, "fetch_chain": False, "free_fetches": 0,
+              "aggregate_hints": False}
+
 
 @dataclass
 class Guards:
@@ -82,13 +85,14 @@ class Guards:
     # or the calculator's expression with the figures of the tools it called inside
     echo_check: bool = True  # an "answer" that only repeats the question or our last message
     closing_check: bool = True  # a closing reply that is no usable answer is asked for once more
-    # Being measured (benchmarks/results/levers.md, eleventh round), off until kept:
-    plain_closing: bool = False  # ReAct: the closing request as plain chat, the results listed
-    more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
-    fetch_chain: bool = False  # after a hinted fetch, hint the next name still missing at once
-    free_fetches: int = 0  # at most this many fetches a hint asked for are not counted as steps
-    aggregate_hints: bool = False  # a calculator failed or held back once every reading of a
+    # Kept in the eleventh round (benchmarks/results/levers.md), on by default:
+    plain_closing: bool = True  # ReAct: the closing request as plain chat, the results listed
+    fetch_chain: bool = True  # after a hinted fetch, hint the next name still missing at once
+    free_fetches: int = 4  # at most this many fetches a hint asked for are not counted as steps
+    aggregate_hints: bool = True  # a calculator failed or held back once every reading of a
     # mean or total is in: the expression over the readings, the calculator required
+    # Measured, and off: it gains a call now and then but costs native runs about a fifth more time
+    more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:
@@ -97,13 +101,14 @@ class Guards:
         return cls(max_steps=max_steps, max_parse_errors=max_steps, max_total_tokens=None,
                    observation_chars=None, loop=None, compress_after=None, narrated_calls=False,
                    grounding=False, quiet_retry=False, hold_back=False, date_hints=False,
-                   fetch_hints=False, echo_check=False, closing_check=False)
+                   fetch_hints=False, echo_check=False, closing_check=False, **_NO_LEVERS)
 
     @classmethod
     def on(cls, max_steps: int = 6) -> Guards:
         """The defaults: compaction at 2000 chars, loop detector, 3 parse errors, the grader's
-        corrections, the quiet retry, calls held back until the figures they need arrive, and
-        the date and fetch hints (`reactlab.hints`)."""
+        corrections, the quiet retry, calls held back until the figures they need arrive, the
+        date and fetch hints (`reactlab.hints`) with the fetch chain, up to 4 hinted fetches not
+        counted as steps, the aggregate hint, and the ReAct closing request as plain chat."""
         return cls(max_steps=max_steps)
 
     @classmethod
@@ -111,7 +116,8 @@ class Guards:
         """The defaults without the levers (corrections, quiet retry, hold back, hints): what
         `Guards.on()` was before the benchmark kept them, for comparisons."""
         return cls(max_steps=max_steps, grounding=False, quiet_retry=False, hold_back=False,
-                   date_hints=False, fetch_hints=False, echo_check=False, closing_check=False)
+                   date_hints=False, fetch_hints=False, echo_check=False, closing_check=False,
+                   **_NO_LEVERS)
 
     @classmethod
     def levers(cls, max_steps: int = 6) -> Guards:

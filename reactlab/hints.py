@@ -32,10 +32,10 @@ feedback gives the expression with those results' figures in place
 (`calculator({"expression": "1488.21 / 67.92"})`, `prompts/inside_hint.txt`), and the next
 request requires the calculator. Once per run.
 
-Two levers on the fetch and inside hints are being measured, off by default. With
-`Guards(fetch_chain=True)` the fetch hint also follows the hinted fetch itself, so the names
-still missing are fetched one after another (`chained`; with `free_fetches` those fetches do
-not count as steps). With `Guards(aggregate_hints=True)` a calculator call that failed or was
+Two levers the eleventh round kept, on by default (`Guards.basic()` turns them off). With
+`Guards.fetch_chain` the fetch hint also follows the hinted fetch itself, so the names
+still missing are fetched one after another (`chained`; with `Guards.free_fetches` up to 4 of
+those fetches do not count as steps). With `Guards.aggregate_hints` a calculator call that failed or was
 held back, once every reading of a mean or a total the question asks for is in, is followed by
 the calculator call over those readings (`aggregate_hint`, `prompts/aggregate_hint.txt`; the
 expression comes from `grader.asked_aggregate`). Once per run.

@@ -410,8 +410,8 @@ def test_the_chain_ends_when_every_asked_name_has_a_result():
 
 def test_hinted_fetches_are_not_counted_up_to_free_fetches():
     steps = _hinted_run()
-    assert Guards.on().counted(steps) == 2  # the default: every step counts
-    assert Guards(free_fetches=4).counted(steps) == 1
+    assert Guards.basic().counted(steps) == 2  # without the lever every step counts
+    assert Guards.on().counted(steps) == 1 and Guards(free_fetches=4).counted(steps) == 1
     assert Guards(free_fetches=0).counted(steps) == 2
     many = _hinted_run()
     for n in range(6):  # more hinted fetches than the allowance: only 4 go free
@@ -486,4 +486,5 @@ def test_a_run_with_the_aggregate_hint_computes_the_mean_and_is_sent_back_to_the
     assert conn.requests[5]["tool_choice"] == {"type": "function", "function": {"name": "calculator"}}
     assert r.steps[5].tool_calls[0].observation == "22.2"
     assert r.steps[5].events[-1].startswith("hint done")
-    assert r.status == "final" and Guards.on().aggregate_hints is False
+    assert r.status == "final" and Guards.on().aggregate_hints is True
+    assert Guards.basic().aggregate_hints is False and Guards.off().aggregate_hints is False

@@ -185,7 +185,8 @@ def test_parse_error_budget_ends_with_a_final_request():
     assert [s.kind for s in r.steps] == ["parse_error"] * 4 + ["final_request"]
     assert r.answer == "不知道"
     last = conn.requests[-1]["messages"][-1]
-    assert last == {"role": "user", "content": Guards().final_request}
+    assert last["role"] == "user" and last["content"].endswith(Guards().final_request)
+    assert "Tool results:\n(none)" in last["content"]  # plain closing: nothing came back
     assert_well_formed(r)
 
 
@@ -523,7 +524,8 @@ def test_the_plain_closing_lists_the_results_and_drops_the_react_format():
 
 def test_without_the_plain_closing_the_closing_request_stays_in_the_pad():
     conn = FakeConn(blob("get_weather", {"location": "北京"}), "Final Answer: 北京晴")
-    r = run_react("北京天气", tools=registry(), conn=conn, max_steps=1)
-    assert Guards.on().plain_closing is False
+    r = run_react("北京天气", tools=registry(), conn=conn, max_steps=1,
+                  guards=Guards(plain_closing=False))
+    assert Guards.on().plain_closing is True and Guards.basic().plain_closing is False
     assert conn.requests[-1]["messages"][0]["content"] == conn.requests[0]["messages"][0]["content"]
     assert r.answer == "北京晴"
