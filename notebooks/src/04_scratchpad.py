@@ -461,8 +461,9 @@ print(grade(closed, Expected(parts=("北京", "广州"))))
 # `reactlab.react_agent.run_react` is this loop with the rough edges handled: both message
 # layouts (`messages_style="scratchpad"` or `"chat"`), both prompt styles, `stop` (or a
 # client-side cut), parse errors and tool errors fed back as Observations within a budget,
-# the final request when a budget runs out (sent once more when its reply is no answer), and
-# guards against loops and huge Observations (notebook 07). It returns the same `RunResult` our loops built: `answer`, `status`, one
+# the final request when a budget runs out (sent as plain chat — the question and every tool
+# result listed, no Thought or Action format to continue — and once more when its reply is no
+# answer), and guards against loops and huge Observations (notebook 07). It returns the same `RunResult` our loops built: `answer`, `status`, one
 # `Step` per request (with its tokens and latency), `usage`, and the last `messages` sent.
 #
 # The weather question, in the weather agent's layout — a success demo:
@@ -474,7 +475,7 @@ print(grade(closed, Expected(parts=("北京", "广州"))))
 #
 # ## 8. 这些现在都在包里了
 #
-# `reactlab.react_agent.run_react` 就是这个循环，只是把粗糙的地方都处理好了：两种消息布局（`messages_style="scratchpad"` 或 `"chat"`）、两种提示词风格、`stop`（或在客户端截断）、在预算之内把解析错误和工具错误作为 Observation 发回、预算耗尽时的最终请求（回复不是答案时再发一次），以及防止死循环和超大 Observation 的护栏（第 07 篇）。它返回的 `RunResult` 和我们的循环构建的一样：`answer`、`status`、每个请求一个 `Step`（含 token 数和延迟）、`usage`，以及最后发送的 `messages`。
+# `reactlab.react_agent.run_react` 就是这个循环，只是把粗糙的地方都处理好了：两种消息布局（`messages_style="scratchpad"` 或 `"chat"`）、两种提示词风格、`stop`（或在客户端截断）、在预算之内把解析错误和工具错误作为 Observation 发回、预算耗尽时的最终请求（以普通对话的形式发出——列出问题和每个工具结果，没有可以接着写的 Thought 或 Action 格式；回复不是答案时再发一次），以及防止死循环和超大 Observation 的护栏（第 07 篇）。它返回的 `RunResult` 和我们的循环构建的一样：`answer`、`status`、每个请求一个 `Step`（含 token 数和延迟）、`usage`，以及最后发送的 `messages`。
 #
 # 天气问题，用天气智能体的布局——这是一个成功演示：[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次。
 
