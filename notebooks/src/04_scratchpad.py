@@ -493,17 +493,18 @@ print(grade(r1, Expected(parts=("北京", "广州"))))
 # The slip to look for (this model made it in the hand-written loops while this notebook was
 # written): both cities in one call, refused by the tool, then only 北京 fetched — and 广州
 # given 北京's figures in the answer. `run_react` has the guards of notebook 07: a step of kind
-# `ungrounded` is an answer the grader caught before it was accepted, and on reactlab's own
-# server the reply after it can only be an Action (its events say `constrained to an Action`).
-# A `fetch hint` event follows a call that failed while a city still has no result: the guards
-# name the next call ("Call get_weather for 北京 now") and require that tool.
+# `ungrounded` is an answer the grader caught before it was accepted. A `fetch hint` event
+# follows a call that failed, or a fetch a hint asked for, while a city still has no result: the
+# guards name the next call ("Call get_weather for 北京 now") and require a call. After either,
+# on reactlab's own server the next reply can only be an Action (its events say `constrained
+# to an Action`).
 # Whatever happened this time, the verdict is the answer key; if it is ✘, its reasons say what
 # went wrong.
 #
 # The stock question, in the stock agent's layout:
 
 # %% [markdown] lang="zh-CN"
-# 要留意的错误（编写这个 notebook 时，这个模型在手写的循环里犯过）：把两个城市塞进一次调用，被工具拒绝，然后只查了北京——答案里却给广州套上了北京的数字。`run_react` 带着第 07 篇的护栏：类型为 `ungrounded` 的步骤，是评分器在接受之前拦下的答案；在 reactlab 自己的服务器上，它之后的那次回复只能是一个 Action（它的事件里写着 `constrained to an Action`）。`fetch hint` 事件跟在一次失败的调用之后、而某个城市还没有结果时：护栏点出下一次该做的调用（“Call get_weather for 北京 now”），并要求调用那个工具。不管这次发生了什么，判定都是答案；如果它是 ✘，它列出的理由会说明哪里出了错。
+# 要留意的错误（编写这个 notebook 时，这个模型在手写的循环里犯过）：把两个城市塞进一次调用，被工具拒绝，然后只查了北京——答案里却给广州套上了北京的数字。`run_react` 带着第 07 篇的护栏：类型为 `ungrounded` 的步骤，是评分器在接受之前拦下的答案。`fetch hint` 事件跟在一次失败的调用、或一次按提示做的取数之后，而某个城市还没有结果时：护栏点出下一次该做的调用（“Call get_weather for 北京 now”），并要求必须调用。这两种情况之后，在 reactlab 自己的服务器上，下一次回复只能是一个 Action（它的事件里写着 `constrained to an Action`）。不管这次发生了什么，判定都是答案；如果它是 ✘，它列出的理由会说明哪里出了错。
 #
 # 股票问题，用股票智能体的布局：
 
