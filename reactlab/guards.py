@@ -91,7 +91,7 @@ class Guards:
     free_fetches: int = 4  # at most this many fetches a hint asked for are not counted as steps
     aggregate_hints: bool = True  # a calculator failed or held back once every reading of a
     # mean or total is in: the expression over the readings, the calculator required
-    # Measured, and off: it gains a call now and then but costs native runs about a fifth more time
+    # Measured, and off: the twelfth round solved without it the one task it had gained (t44)
     more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
 
     @classmethod
