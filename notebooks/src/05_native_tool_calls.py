@@ -539,6 +539,7 @@ print(streamed.chunks, "chunks ->", streamed.finish_reason, streamed.tool_calls)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# demo: success
 streamed_calls, streamed_conversation = [], [{"role": "user", "content": question},
                                              streamed.message()]
 for c in streamed.tool_calls:
@@ -730,11 +731,11 @@ for outcome in outcomes:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-if calls:
-    parallel_conversation += [assistant_message(pmsg)] + tool_messages
+# demo: success
+answered = [assistant_message(pmsg)] + tool_messages if calls else []
 last = conn.client.chat.completions.create(
-    model=conn.model, messages=parallel_conversation, tools=weather_only.openai_tools(),
-    tool_choice="none", temperature=0, max_tokens=200)
+    model=conn.model, messages=parallel_conversation + answered,
+    tools=weather_only.openai_tools(), tool_choice="none", temperature=0, max_tokens=200)
 print("finish_reason:", last.choices[0].finish_reason)
 print("answer:", last.choices[0].message.content)
 second_results = [(o.name, o.arguments, o.observation, o.error) for o in outcomes]
@@ -935,8 +936,10 @@ print("calculations written before the result they need:", len(early))
 # answer is wrong while the calls were right, the model failed at the last step — the
 # "reading its own tool results" problem this model is known for; notebook 06 puts
 # numbers on it for both protocols. Read the answer's words too: the grader checks figures and
-# names, not units, so "1530 dollars" for a question in 元 passes it; and "a calculation" in
-# a verdict includes arithmetic the grader checks itself (306 × 5), not only calculator calls.
+# names, not units, so an answer in dollars for a question in 元 passes it; and "a calculation"
+# in a verdict includes arithmetic the grader checks itself (306 × 5), not only calculator calls.
+# So check the steps for a `calculator` call that ran: if the only one was held back, 1530 is
+# the model's own multiplication, however the answer words it ("I will use the calculator…").
 #
 # ## Recap
 #
@@ -990,8 +993,9 @@ print("calculations written before the result they need:", len(early))
 # 不管这次运行结果如何，记录都准确说明了问题出在哪里：哪一步发出了哪个调用、每个工具返回了什么、最终文本用的是
 # 这些数字还是它自己的数字。如果调用都对而答案错了，那就是模型在最后一步失败了——这正是这个模型出了名的
 # "读不懂自己的工具结果"问题；第 06 课会给两种协议在这方面的表现拿出数字。答案的文字也要读：评分器检查数字和名称，
-# 不检查单位，所以问题问的是元、答案却说"1530 dollars"，也能通过它；判定里的"计算"也包括评分器自己核对的算术（306 × 5），
-# 不只是计算器调用。
+# 不检查单位，所以问题问的是元、答案却用美元（dollars）作答，也能通过它；判定里的"计算"也包括评分器自己核对的算术（306 × 5），
+# 不只是计算器调用。所以要在步骤里找一次真正执行了的 `calculator` 调用：如果唯一的一次被扣下了，1530 就是模型自己乘出来的，
+# 不管答案怎么措辞（"I will use the calculator…"）。
 #
 # ## 小结
 #
