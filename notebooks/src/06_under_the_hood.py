@@ -641,9 +641,10 @@ else:
 # the hardest (ReAct 3/5, native 2/5), and both solve the two five-call tasks. ReAct fails most
 # often by running out of its six steps (4 of its 8 failures); native as often by that as by a
 # wrong answer with the facts in hand (3 each of its 7). Those wrong answers (ReAct 3, native 3)
-# include a total that forgot the share counts, one city's reading given as a three-city mean, a mean
-# without the readings the question asked for, and "There are 6 days in a week"; invented figures are rare (ReAct 1,
-# native 0: the guards and hints of notebook 07 ask for the missing fetch).
+# include a total that forgot the share counts, one city's reading given as a three-city mean,
+# a mean without the readings the question asked for, and "There are 6 days in a week";
+# invented figures are rare (ReAct 1, native 0: the guards and hints of notebook 07 ask for the
+# missing fetch).
 #
 # ### "Function calling first, text ReAct as the fallback"
 #
