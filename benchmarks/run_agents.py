@@ -198,6 +198,8 @@ def run_one(config: Config, task, conn: Any) -> dict:
               # the defaults plus the server's more calls (native, reactlab's server): the one
               # eleventh-round lever left off; the round's other four are in Guards.on() now
               "next": lambda n: replace(Guards.on(n), more_calls=True),
+              # the defaults plus the narrated-plan guard asking for a named tool not yet run
+              "pending": lambda n: replace(Guards.on(n), pending_call=True),
               }[config.guards](config.steps)
     use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
            if config.constrained or config.choice else conn)

@@ -12,6 +12,8 @@ model's text into structured `tool_calls`, so there is nothing to parse:
    plan that names one of the tools ("I'll call get_today first…"): that is a format error
    (`Guards.narrated_calls`), since nothing ran; the next request requires the call, and a
    second plan is followed by one request without tools, so the model can only answer.
+   With `Guards.pending_call` (off by default) the call asked for is a named tool that has
+   not run yet, and a second plan naming one gets that call instead of the answer-only request.
 
 Arguments that are not JSON, unknown tools and tools that raise become tool messages that say
 what went wrong. DeepSeek's `reasoning_content` goes back on assistant messages that carry
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reactlab.completion import Reply
-from reactlab.folding import steps_summary
+from reactlab.folding import HELD_BACK_OPENING, steps_summary
 from reactlab.guards import Guards
 from reactlab.loop import EmptyReply, FormatError, as_registry, run_loop, run_tools
 from reactlab.prompts import load_template, render_template
@@ -140,14 +142,20 @@ class NativeStep:
         again = self.narrations == 1 and self.guards.quiet_retry  # a second plan gets one more try
         named = self.guards.narrated(answer, self.registry.names()) if (
             not self.narrations or again) else []
-        if named and not self.narrations:
+        # `pending_call`: the named tools that have not run (never called, or held back); a plan
+        # naming a tool that ran (days_between) beside one held back (calculator) asks for that
+        # (a reply naming every tool lists them rather than plans: t48 named all five)
+        pending = [n for n in named if n not in _ran(steps)] if (
+            self.guards.pending_call and len(named) < len(self.registry.names())) else []
+        if named and (not self.narrations or pending):
             # A plan that names a tool is not an answer: nothing ran. The next request
-            # requires the call: by name when the plan named one tool.
-            self.narrations = 1
+            # requires the call: by name when the plan named one tool (one still to run).
+            ask = pending or named
+            self.narrations += 1
             raise FormatError(error=f"the reply names {', '.join(named)} but makes no tool call",
                               feedback=render_template("narrated_call", names=", ".join(named),
-                                                       first=named[0]),
-                              require_call=named[0] if len(named) == 1 else "any")
+                                                       first=ask[0]),
+                              require_call=ask[0] if len(ask) == 1 else "any")
         if named:
             # A plan again, after the call it asked for ran: the next request goes without
             # tools, so the model can only answer from the results. The bound is two extra
@@ -168,6 +176,13 @@ class NativeStep:
         if reply.tool_calls:  # asked for tools anyway: recorded, never run
             step.events.append(f"ignored {len(reply.tool_calls)} tool call(s) in the final request")
         return answer
+
+
+def _ran(steps: Any) -> set[str]:
+    """Names of the tools that ran in `steps`, with or without an error: a call the guards
+    held back ("Not run: …") did not run."""
+    return {c.name for s in steps for c in s.tool_calls
+            if not c.observation.startswith(HELD_BACK_OPENING)}
 
 
 def _wire(call: Any) -> dict:

@@ -55,7 +55,7 @@ _ACTION_LINE = re.compile(r"^\s*Action\s*:", re.MULTILINE)
 
 # the eleventh round's levers switched off again, for `Guards.off()` and `Guards.basic()`
 _NO_LEVERS = {"plain_closing": False, "fetch_chain": False, "free_fetches": 0,
-              "aggregate_hints": False}
+              "aggregate_hints": False, "pending_call": False}
 
 
 @dataclass
@@ -93,6 +93,11 @@ class Guards:
     # mean or total is in: the expression over the readings, the calculator required
     # Measured, and off: the twelfth round solved without it the one task it had gained (t44)
     more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
+    # Native: a plan that names tools asks for the first named tool that has not run (never
+    # called, or held back), not simply the first named; a second plan naming such a tool gets
+    # that call asked for instead of the request without tools. Measured in the thirteenth
+    # round (benchmarks/results/levers.md): it lost tasks it should have gained, so it is off
+    pending_call: bool = False
 
     @classmethod
     def off(cls, max_steps: int = 6) -> Guards:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import replace
 
 import httpx
 import openai
@@ -279,6 +280,104 @@ def test_a_second_plan_gets_one_request_without_tools_and_a_third_is_the_answer(
     assert r.steps[3].events == ["asked without tools after a second plan that named a tool"]
     assert r.status == "final" and r.answer == "get_weather says nothing yet."  # the bound
     assert_tool_messages_answer_their_calls(conn)
+
+
+def _savings_plan_run(monkeypatch, guards, *replies):
+    """05's savings run as saved: days_between ran, the calculator beside it was held back,
+    then a plan that names both."""
+    from reactlab.tools import default_registry
+
+    monkeypatch.setenv("REACTLAB_TODAY", "2026-03-01")
+    plan = "I'll call days_between for the days, then calculator for 5 * the days."
+    conn = FakeConn(
+        reply(None, [("get_today", "{}")]),
+        reply(None, [("days_between", '{"date1": "2026-03-01", "date2": "2027-01-01"}'),
+                     ("calculator", '{"expression": "5 * (2027-2026-03+1)"}')]),
+        reply(plan), *replies)
+    r = run_function_calling(SAVINGS_QUESTION, tools=default_registry(), conn=conn,
+                             guards=guards)
+    return r, conn
+
+
+def test_a_plan_asks_for_the_named_tool_that_has_not_run(monkeypatch):
+    """`pending_call`: days_between ran, the calculator never did: the calculator is asked for."""
+    r, conn = _savings_plan_run(
+        monkeypatch, replace(Guards.on(), pending_call=True),
+        reply(None, [("calculator", '{"expression": "5 * 306"}')]),
+        reply("到 2027-01-01 还有 306 天，一共能存 1530 元。"))
+    assert [s.kind for s in r.steps] == ["action", "action", "parse_error", "action", "final"]
+    assert r.steps[1].tool_calls[1].error  # held back: 306 had not come back yet
+    assert conn.requests[3]["tool_choice"] == {"type": "function",
+                                               "function": {"name": "calculator"}}
+    assert conn.requests[3]["messages"][-1]["content"] == render_template(
+        "narrated_call", names="days_between, calculator", first="calculator")
+    assert r.steps[3].tool_calls[0].observation == "1530" and r.answer.endswith("1530 元。")
+    assert_tool_messages_answer_their_calls(conn)
+
+
+def test_without_pending_call_the_plan_asks_for_the_first_named_tool(monkeypatch):
+    """The default until the benchmark keeps the lever: days_between again (05's saved run)."""
+    r, conn = _savings_plan_run(
+        monkeypatch, replace(Guards.on(), grounding=False),  # the grader would send it back
+        reply(None, [("days_between", '{"date1": "2026-03-01", "date2": "2027-01-01"}')]),
+        reply("I'll use the calculator for 5 * 306."), reply("一共能存 1530 元。"))
+    assert conn.requests[3]["tool_choice"] == "required"  # "any": the plan named two tools
+    assert [s.kind for s in r.steps] == ["action", "action", "parse_error", "action",
+                                         "parse_error", "final"]
+    assert r.steps[4].require_call == ANSWER_ONLY  # the calculator is never asked for
+
+
+def test_a_second_plan_naming_a_tool_that_never_ran_asks_for_it(monkeypatch):
+    """`pending_call`: the second plan names the calculator, which never ran: it is asked for
+    by name (not the request without tools), and a third plan is the answer (the bound)."""
+    plan2 = "Now I will use calculator with 5 * 306."
+    r, conn = _savings_plan_run(
+        monkeypatch, replace(Guards.on(), pending_call=True, grounding=False),
+        reply(None, [("days_between", '{"date1": "2026-03-01", "date2": "2027-01-01"}')]),
+        reply(plan2), reply(plan2))
+    assert [s.kind for s in r.steps] == ["action", "action", "parse_error", "action",
+                                         "parse_error", "final"]
+    assert conn.requests[5]["tool_choice"] == {"type": "function",
+                                               "function": {"name": "calculator"}}
+    assert r.steps[4].error == "the reply names calculator but makes no tool call"
+    assert r.answer == plan2  # the third plan is taken as it is: two extra steps at most
+
+
+def test_pending_call_still_sends_a_plan_of_tools_that_ran_without_tools(monkeypatch):
+    """`pending_call` changes nothing when every named tool already ran."""
+    plan = "To find the weather, I'll call the `get_weather` function."
+    conn = FakeConn(reply(plan), reply(None, [("get_weather", '{"location": "北京"}')]),
+                    reply(plan), reply("北京晴，3°C。"))
+    r = run(conn, guards=replace(Guards.on(), pending_call=True))
+    assert [s.kind for s in r.steps] == ["parse_error", "action", "parse_error", "final"]
+    assert r.steps[2].require_call == ANSWER_ONLY and "tools" not in conn.requests[3]
+
+
+def test_pending_call_does_not_ask_again_for_a_tool_that_ran_and_failed():
+    """A call that raised did run (t58's unknown stock, t69's city that is no city): a second
+    plan naming it gets the request without tools, as without the lever."""
+    plan = "I'll call get_weather for 上海."
+    conn = FakeConn(reply(plan), reply(None, [("get_weather", '{"location": "上海"}')]),
+                    reply(plan), reply("没有上海的天气数据。"))
+    r = run(conn, guards=replace(Guards.on(), pending_call=True, grounding=False))
+    assert r.steps[1].tool_calls[0].error
+    assert [s.kind for s in r.steps] == ["parse_error", "action", "parse_error", "final"]
+    assert r.steps[2].require_call == ANSWER_ONLY
+
+
+def test_pending_call_leaves_a_reply_that_lists_every_tool_as_before(monkeypatch):
+    """t48's reply named all five tools after the fetches: a listing, not a plan. The lever
+    leaves it as without the lever: any call, the first named in the feedback."""
+    from reactlab.tools import default_registry
+
+    tools = default_registry()
+    listing = "Tools: " + ", ".join(tools.names())
+    conn = FakeConn(reply(None, [("get_weather", '{"location": "北京"}')]), reply(listing),
+                    reply("北京晴。"))
+    r = run(conn, tools=tools, guards=replace(Guards.on(), pending_call=True, grounding=False))
+    assert r.steps[1].kind == "parse_error" and conn.requests[2]["tool_choice"] == "required"
+    assert conn.requests[2]["messages"][-1]["content"] == render_template(
+        "narrated_call", names=", ".join(tools.names()), first=tools.names()[0])
 
 
 def test_without_the_quiet_retry_a_second_plan_is_the_answer():
