@@ -78,14 +78,21 @@ def build(records: list[dict], pair: list[str] | None = None) -> str:
             cells.append(ratio(stats[pair[0]], stats[pair[1]]))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     ref = REFERENCE
+    sizes = sorted({len([r for r in by_label[lab].values() if r["category"] == cat])
+                    for lab in labels for cat in CATEGORIES} - {0})
+    spread = (f"with {sizes[0]} cases per category an interval spans about "
+              f"±{100 * 1.96 * (0.25 / sizes[0]) ** 0.5:.0f} points" if len(sizes) == 1 else
+              f"with {sizes[0]}–{sizes[-1]} cases per category an interval spans "
+              f"±{100 * 1.96 * (0.25 / sizes[-1]) ** 0.5:.0f} points or more" if sizes else
+              "with so few cases an interval is wide")
     lines += ["", (f"Reference, quoted, not measured here: {ref['model']}: non-live AST "
               f"{ref['non_live_ast']} %, live {ref['live']} %, irrelevance {ref['irrelevance']} %. "
               "It is the general instruct model, not the Coder model measured above, and the "
               "leaderboard averages all non-live cases (simple over Python, Java and "
-              "JavaScript), not a 20-case sample."), "",
+              "JavaScript), not a sample of it."), "",
               ("Cells: accuracy (successes/n) [95 % Wilson interval]. The ratio divides the two "
-              "accuracies; with the default 20 cases per category an interval spans about "
-               "±20 points, so read per-category differences with care."), "", "## Runs", "",
+               f"accuracies; {spread} around 50 %, so read per-category differences with care."),
+              "", "## Runs", "",
               "| label | model | base URL | cases | request errors | latency median / mean |",
               "|---|---|---|---|---|---|"]
     for lab in labels:

@@ -360,6 +360,15 @@ def test_report_side_by_side_with_intervals_ratio_and_reference():
         bfcl_report.build(recs, ["reactlab", "openai"])
 
 
+def test_report_states_the_sample_size_it_was_built_from():
+    twelve = [_rec("a", cat, i, i % 2 == 0) for cat in ("simple", "irrelevance") for i in range(12)]
+    assert "with 12 cases per category an interval spans about ±28 points" in (
+        bfcl_report.build(twelve))
+    uneven = twelve + [_rec("a", "parallel", i, True) for i in range(20)]
+    assert "with 12–20 cases per category an interval spans ±22 points or more" in (
+        bfcl_report.build(uneven))
+
+
 def test_report_keeps_a_request_error_until_an_answer_exists():
     recs = [_rec("a", "simple", 0, True), _rec("a", "simple", 0, False, request_error="late")]
     assert bfcl_report.latest(recs)["a"]["simple_0"]["ok"] is True
