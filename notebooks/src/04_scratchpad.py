@@ -52,7 +52,7 @@ from dataclasses import replace
 
 os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
 import reactlab
-from reactlab.grader import Expected, grade
+from reactlab.grader import Expected, grade, unsupported_figures
 from reactlab.parsing import FinalAnswer, ReActParseError, parse_react, strip_invented_observation
 from reactlab.prompts import load_template, react_system_prompt, react_user_message
 from reactlab.react_agent import run_react
@@ -442,17 +442,17 @@ if closed.answer is None:
 print("ANSWER:", closed.answer)
 fetched = [c.observation.split(":")[0] for s in closed.steps for c in s.tool_calls if not c.error]
 print("tool results came back for:", fetched or "nothing")
-print("cities the answer names    :", [c for c in ("北京", "广州") if c in (closed.answer or "")])
+print("figures no result supports :", unsupported_figures(closed.answer, closed) or "none")
 print(grade(closed, Expected(parts=("北京", "广州"))))
 
 # %% [markdown]
-# Compare the last three lines. A city the answer names but no tool result came back for is a
-# city whose figures the model made up — and the verdict says so: it lists figures no tool
-# result supports, or says that city was given another city's figures.
+# Compare the last three lines. A figure in the answer that no tool result supports is a figure
+# the model made up, for a city nothing was fetched for — and the verdict says so: it lists
+# those figures, or says a city was given another city's figures.
 # The final request asks for an answer "with what you already know", and nothing stops a small
-# model from filling the gap anyway. If the answer names only the fetched city (or, with
-# nothing fetched, declines to answer), it is honest but incomplete, and the verdict says that
-# instead. Either way the run did not finish
+# model from filling the gap anyway. If the answer gives figures only for the fetched city (or,
+# with nothing fetched, gives none and declines to answer), it is honest but incomplete, and the
+# verdict says that instead. Either way the run did not finish
 # normally, and the record must say so: the status stays `max_steps` next to the answer, and
 # the verdict's first reason says the budget ended the run.
 #
@@ -471,7 +471,7 @@ print(grade(closed, Expected(parts=("北京", "广州"))))
 # replays.
 
 # %% [markdown] lang="zh-CN"
-# 对比最后三行。答案提到了、却没有任何工具结果返回的城市，它的数字就是模型编出来的——判定也会这么说：它会列出没有任何工具结果支持的数字，或者指出这个城市拿了另一个城市的数字。最终请求要求模型 "with what you already know"（根据已经知道的信息）作答，但没有任何东西能阻止一个小模型照样把空缺填上。如果答案只提到了已经查到的那个城市（或者什么都没查到、干脆拒绝作答），它是诚实的，但不完整，判定会如实指出这一点。无论哪种情况，这次运行都没有正常结束，记录里必须写明这一点：答案旁边的状态仍然是 `max_steps`，判定的第一条理由会说明是预算结束了这次运行。
+# 对比最后三行。答案里没有任何工具结果支持的数字，是模型给一个什么都没查到的城市编出来的——判定也会这么说：它会列出这些数字，或者指出某个城市拿了另一个城市的数字。最终请求要求模型 "with what you already know"（根据已经知道的信息）作答，但没有任何东西能阻止一个小模型照样把空缺填上。如果答案只给出了已经查到的那个城市的数字（或者什么都没查到、一个数字也不给，干脆拒绝作答），它是诚实的，但不完整，判定会如实指出这一点。无论哪种情况，这次运行都没有正常结束，记录里必须写明这一点：答案旁边的状态仍然是 `max_steps`，判定的第一条理由会说明是预算结束了这次运行。
 #
 # ## 8. 这些现在都在包里了
 #
@@ -504,7 +504,7 @@ print(grade(r1, Expected(parts=("北京", "广州"))))
 # The stock question, in the stock agent's layout:
 
 # %% [markdown] lang="zh-CN"
-# 要留意的错误（编写这个 notebook 时，这个模型在手写的循环里犯过）：把两个城市塞进一次调用，被工具拒绝，然后只查了北京——答案里却给广州套上了北京的数字。`run_react` 带着第 07 篇的护栏：类型为 `ungrounded` 的步骤，是评分器在接受之前拦下的答案。`fetch hint` 事件跟在一次失败的调用、或一次按提示做的取数之后，而某个城市还没有结果时：护栏点出下一次该做的调用（“Call get_weather for 北京 now”），并要求必须调用。这两种情况之后，在 reactlab 自己的服务器上，下一次回复只能是一个 Action（它的事件里写着 `constrained to an Action`）。不管这次发生了什么，判定都是答案；如果它是 ✘，它列出的理由会说明哪里出了错。
+# 要留意的错误（编写这个 notebook 时，这个模型在手写的循环里犯过）：把两个城市塞进一次调用，被工具拒绝，然后只查了北京——答案里却给广州套上了北京的数字。`run_react` 带着第 07 篇的护栏：类型为 `ungrounded` 的步骤，是评分器在接受之前拦下的答案。`fetch hint` 事件跟在一次失败的调用、或一次按提示做的取数之后，而某个城市还没有结果时：护栏点出下一次该做的调用（“Call get_weather for 北京 now”），并要求必须调用。这两种情况之后，在 reactlab 自己的服务器上，下一次回复只能是一个 Action（它的事件里写着 `constrained to an Action`）。不管这次发生了什么，判定就是参考答案；如果它是 ✘，它列出的理由会说明哪里出了错。
 #
 # 股票问题，用股票智能体的布局：
 

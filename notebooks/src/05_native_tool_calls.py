@@ -230,6 +230,35 @@ tutorial_call = {"role": "assistant", "content": None, "tool_calls": [{
                                                                         ensure_ascii=False)}}]}
 fixed_messages = [tutorial_user, tutorial_call, tutorial_result]
 
+# %% [markdown]
+# Every answer in this series gets the verdict of notebook 04's grader, the answer key. The
+# grader reads a `RunResult`; a conversation we drive by hand becomes one with a few lines —
+# one `Step` per request, its tool calls with their results, and the answer:
+
+# %% [markdown] lang="zh-CN"
+# 这个系列里的每个答案都会拿到第 04 课评分器的判定，也就是参考答案。评分器读取的是 `RunResult`；
+# 我们手工驱动的对话只需几行就能变成一个 `RunResult`——每次请求一个 `Step`，记下它的工具调用及结果，
+# 再加上答案：
+
+# %%
+def args_of(arguments):
+    """Decoded arguments, or the text itself when it is not JSON."""
+    try:
+        return json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return arguments
+
+
+def as_run(question, requests, answer, status="final"):
+    """A hand-driven conversation as a RunResult for grade(); requests: one list of
+    (name, arguments, observation, is_error) per model reply that asked for tools."""
+    steps = [Step(i, "action", tool_calls=[ToolCallRecord(n, args_of(a), o, error=e)
+                                           for n, a, o, e in calls])
+             for i, calls in enumerate(requests, 1)]
+    if answer is not None:  # None: the conversation stopped before any answer
+        steps.append(Step(len(steps) + 1, "final" if answer else "empty", answer))
+    return RunResult(question, answer, status, steps)
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 t0 = time.perf_counter()
@@ -237,12 +266,17 @@ reply = conn.client.chat.completions.create(
     model=conn.model, messages=fixed_messages, tools=[tutorial_tool], temperature=0, max_tokens=150)
 print(f"finish_reason: {reply.choices[0].finish_reason}   ({time.perf_counter() - t0:.1f} s)")
 print(reply.choices[0].message.content or reply.choices[0].message.tool_calls)
+print(grade(as_run(tutorial_user["content"],  # content is None when it asked for a tool again
+                   [[("get_current_weather", {"location": "北京"}, tutorial_result["content"], False)]],
+                   reply.choices[0].message.content)))
 
 # %% [markdown]
 # This time the request is valid, and what comes back is the model's choice: `finish_reason:
 # "stop"` with an answer built on the tool result, or `"tool_calls"` if it decided to ask for the
 # weather again — small models sometimes repeat a call whose result is already in front of them
-# (notebook 07 deals with that).
+# (notebook 07 deals with that). The verdict checks the figures against the tool result; it
+# does not check advice, so whether the answer also says what to pack for camping — the
+# question's second half — is for you to read.
 #
 # Now the same repair for our own conversation from sections 2–3. The assistant message is
 # rebuilt from the SDK object field by field, so you can see exactly what goes back.
@@ -250,7 +284,8 @@ print(reply.choices[0].message.content or reply.choices[0].message.tool_calls)
 # %% [markdown] lang="zh-CN"
 # 这次请求是合法的，返回什么则由模型决定：`finish_reason: "stop"` 加上一个基于工具结果的回答，
 # 或者是 `"tool_calls"`——如果它决定再查一次天气的话。小模型有时会重复一个结果已经摆在眼前的调用
-# （第 07 课会处理这个问题）。
+# （第 07 课会处理这个问题）。判定只拿数字去和工具结果核对，不检查建议，所以答案有没有回答问题的后半句
+# ——露营要准备什么——要你自己读。
 #
 # 现在对第 2–3 节里我们自己的对话做同样的修复。assistant 消息由 SDK 对象逐字段重建，
 # 这样你能清楚地看到发回去的到底是什么。
@@ -276,6 +311,8 @@ again = conn.client.chat.completions.create(
     temperature=0, max_tokens=150)
 print("finish_reason:", again.choices[0].finish_reason)
 print(again.choices[0].message.content or again.choices[0].message.tool_calls)
+print(grade(as_run(question, [[(call.function.name, args, observation, is_error)]],
+                   again.choices[0].message.content), Expected(parts=("北京",))))
 
 # %% [markdown]
 # Read the output before moving on. A `finish_reason` of `"stop"` means the model answered from
@@ -311,36 +348,15 @@ print("answer:", final.choices[0].message.content)
 # with `finish_reason: "stop"`. (An empty answer is a known habit of small models right after
 # a tool result — the package's loop re-asks once when it happens.)
 #
-# Is the answer right? The grader of notebook 04 reads a `RunResult`. A conversation we drove by
-# hand becomes one with a few lines — one `Step` per request, its tool calls with their
-# results, and the answer:
+# Is the answer right? `as_run` from section 4 makes this conversation a `RunResult` for the
+# grader:
 
 # %% [markdown] lang="zh-CN"
 # 一次往返就此完成：请求 → `tool_calls` → 我们的工具 → `role: "tool"` → 一个
 # `finish_reason: "stop"` 的回答。（刚拿到工具结果就给出空回答，是小模型的一个已知毛病——
 # 包里的循环遇到这种情况会重问一次。）
 #
-# 答案对吗？第 04 课的评分器读取的是 `RunResult`。我们手工驱动的对话只需几行就能变成一个
-# `RunResult`——每次请求一个 `Step`，记下它的工具调用及结果，再加上答案：
-
-# %%
-def args_of(arguments):
-    """Decoded arguments, or the text itself when it is not JSON."""
-    try:
-        return json.loads(arguments) if isinstance(arguments, str) else arguments
-    except ValueError:
-        return arguments
-
-
-def as_run(question, requests, answer, status="final"):
-    """A hand-driven conversation as a RunResult for grade(); requests: one list of
-    (name, arguments, observation, is_error) per model reply that asked for tools."""
-    steps = [Step(i, "action", tool_calls=[ToolCallRecord(n, args_of(a), o, error=e)
-                                           for n, a, o, e in calls])
-             for i, calls in enumerate(requests, 1)]
-    if answer is not None:  # None: the conversation stopped before any answer
-        steps.append(Step(len(steps) + 1, "final" if answer else "empty", answer))
-    return RunResult(question, answer, status, steps)
+# 答案对吗？用第 4 节的 `as_run` 把这段对话变成一个 `RunResult`，交给评分器：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -445,14 +461,15 @@ print(json.dumps(assemble_naive(dashscope_chunks), ensure_ascii=False, indent=1)
 
 # %% [markdown]
 # Two "calls" where there was one: the second has the id `""`, no name, and the arguments
-# ` "北京"}` — while the first holds `{"location":`, which is not valid JSON. DashScope repeats
-# `"id": ""` on every later fragment; `""` means *same call*, not a new one. The field that
-# really identifies a call within one reply is `index`. A second attempt, keyed by index:
+# ` "北京"}` — while the first holds `{"location":`, which is not valid JSON. In this recording
+# DashScope sends the later fragment with `"id": ""`, and `""` means *same call*, not a new one.
+# The field that really identifies a call within one reply is `index`. A second attempt, keyed
+# by index:
 
 # %% [markdown] lang="zh-CN"
 # 本来只有一个调用，却拼出了两个"调用"：第二个的 id 是 `""`、没有名字，参数是 ` "北京"}`——
-# 而第一个里装的是 `{"location":`，不是合法的 JSON。DashScope 会在之后的每个片段上重复
-# `"id": ""`；`""` 的意思是*同一个调用*，而不是新调用。在一条回复中真正标识调用的字段是 `index`。
+# 而第一个里装的是 `{"location":`，不是合法的 JSON。在这段录下的流里，DashScope 发来的
+# 后一个片段带着 `"id": ""`，而 `""` 的意思是*同一个调用*，而不是新调用。在一条回复中真正标识调用的字段是 `index`。
 # 第二版，按 index 拼接：
 
 # %%
@@ -940,6 +957,10 @@ print("calculations written before the result they need:", len(early))
 # in a verdict includes arithmetic the grader checks itself (306 × 5), not only calculator calls.
 # So check the steps for a `calculator` call that ran: if the only one was held back, 1530 is
 # the model's own multiplication, however the answer words it ("I will use the calculator…").
+# Last, check that every part of the question got an answer. The question also asks what
+# today's date is, and this run's expected figures are 306 and 1530 only: an answer that skips
+# the date still gets ✔. Grading sees what it is given to check; a part it was not given is
+# yours to read.
 #
 # ## Recap
 #
@@ -996,6 +1017,8 @@ print("calculations written before the result they need:", len(early))
 # 不检查单位，所以问题问的是元、答案却用美元（dollars）作答，也能通过它；判定里的"计算"也包括评分器自己核对的算术（306 × 5），
 # 不只是计算器调用。所以要在步骤里找一次真正执行了的 `calculator` 调用：如果唯一的一次被扣下了，1530 就是模型自己乘出来的，
 # 不管答案怎么措辞（"I will use the calculator…"）。
+# 最后，检查问题的每一部分都得到了回答。这个问题还问了今天是几号，而这次运行给评分器的预期数字只有 306 和 1530：
+# 一个跳过日期的答案照样拿到 ✔。评分器只核对交给它核对的东西；没交给它的那部分，要你自己读。
 #
 # ## 小结
 #

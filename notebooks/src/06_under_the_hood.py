@@ -496,7 +496,8 @@ for name, q, tool_names, expected in tasks:
         results.append({"task": name, "protocol": protocol, "run": run, "verdict": verdict,
                         "seconds": time.perf_counter() - t0})
         print(f"{name:<8} {protocol:<7} {run.status:<12} {len(run.steps)} steps "
-              f"{time.perf_counter() - t0:4.0f} s  answer: {(run.answer or '')[:70]!r}")
+              f"{time.perf_counter() - t0:4.0f} s")
+        print(f"{'':<17}answer: {run.answer!r}")
         print(f"{'':<17}{verdict}"[:200])
 print(f"all runs: {time.perf_counter() - t_all:.0f} s")
 
@@ -625,7 +626,8 @@ else:
 # `.venv/bin/python benchmarks/run_agents.py --configs default`. In the report's labels,
 # `guards levers` is `Guards.on()`, the agents' default (notebook 07); `guards on` is
 # `Guards.basic()`, the older default without corrections; `guards off` is `Guards.off()`; `CD
-# on` means constrained decoding on every reply (section 4):
+# on` means constrained decoding as first built (section 4): for ReAct a JSON schema on every
+# reply, for native calls `tool_choice="required"` until the first tool result is back:
 #
 # | configuration | all 72 tasks | 95 % interval |
 # |---|---|---|
@@ -634,9 +636,10 @@ else:
 #
 # Under the older guards (`guards on`, before they corrected rejected answers and held back calls
 # fed made-up figures) the two protocols solved 44/72 and 24/72, re-scored with today's rules.
-# Constrained decoding on every reply did worse still on the first 30 tasks (ReAct 0/30: a schema
-# on every reply leaves no room for a Thought, and the model never chose the answer; native
-# 14/30). By kind of task, both protocols solve the one-call tasks (8/8) and 16 of the 17
+# Constrained decoding as first built ran on the first 30 tasks only, under those older guards:
+# it broke ReAct (0/30: a schema on every reply leaves no room for a Thought, and the model never
+# chose the answer) and did not help native calls (14/30, where the same guards without it had
+# solved 15 of those 30 when they ran). By kind of task, both protocols solve the one-call tasks (8/8) and 16 of the 17
 # two-call tasks; of the three-call tasks ReAct solves 14/17 and native 17/17; four calls are
 # the hardest (ReAct 3/5, native 2/5), and both solve the two five-call tasks. ReAct fails most
 # often by running out of its six steps (4 of its 8 failures); native as often by that as by a
@@ -668,7 +671,7 @@ else:
 # 任务要的事实，**又**得到评分器的 ✔）；整理在 `benchmarks/results/agents_notes.md` 里，命令是
 # `.venv/bin/python benchmarks/run_agents.py --configs default`。报告里的标签：`guards levers` 是 `Guards.on()`，
 # 也就是智能体的默认设置（第 07 课）；`guards on` 是 `Guards.basic()`，不带更正的旧默认；`guards off` 是
-# `Guards.off()`；`CD on` 表示每次回复都用约束解码（第 4 节）：
+# `Guards.off()`；`CD on` 表示最初那一版约束解码（第 4 节）：ReAct 每次回复都套 JSON schema，原生调用在第一个工具结果回来之前都用 `tool_choice="required"`：
 #
 # | 配置 | 全部 72 个任务 | 95 % 置信区间 |
 # |---|---|---|
@@ -676,7 +679,7 @@ else:
 # | 原生 `tool_calls` | 65/72 (90 %) | 81–95 % |
 #
 # 在旧版护栏下（`guards on`，那时护栏还不会更正被拒绝的答案、拦下填了编造数字的调用），两种协议解决了 44/72 和 24/72（按今天的规则重新评分）。
-# 每次回复都用约束解码，在前 30 个任务上更差（ReAct 0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答；原生 14/30）。
+# 最初那一版约束解码只在前 30 个任务上、在那套旧护栏下跑过：它让 ReAct 彻底失败（0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答），对原生调用也没有帮助（14/30，而同样的护栏不加约束解码时，当时在这 30 个任务上解决了 15 个）。
 # 按任务类型看，两种协议都能解决只需一次调用的任务（8/8），以及 17 个两次调用任务中的 16 个；三次调用的任务，ReAct 解决 14/17，原生 17/17；
 # 四次调用最难（ReAct 3/5，原生 2/5），两个五次调用的任务两种协议都解决了。ReAct 最常见的失败是六步用完（8 次失败中有 4 次）；
 # 原生的失败里，六步用完和手握事实却答错一样多（7 次中各 3 次）。这些答错（ReAct 3 次，原生 3 次）里有：一个忘了乘上股数的总价、把一个城市的读数当成三城平均值、一个没给出题目要的各地读数的平均值，
@@ -703,7 +706,7 @@ else:
 # | FC needs a model trained for it; output more stable | trained, yes — yet the 1.5B model often skips the tags it was trained on, and a lenient parser or constrained decoding makes up for it (sections 2–4). |
 # | FC output is easy to handle | the *server* handles it: template in, parser out. Someone still writes the parser. |
 # | FC hides the reasoning | native replies carry little or no text beside the call; ReAct's `Thought:` lines are in the run record (`step.thought`). |
-# | ReAct works with weaker models | it needs only text completion and `stop`; on this 1.5B model it solved as many tasks as native calls once the guards corrected answers (64/72 against 65/72, section 6; 44/72 against 24/72 without the corrections) — but its format rules travel in the prompt at every step (which protocol spent more tokens depends on the run: compare **prompt tok** in section 5), and a parse failure costs the model a step to redo. |
+# | ReAct works with weaker models | it needs only text completion and `stop`; on this 1.5B model it solved about as many tasks as native calls once the guards corrected answers (64/72 against 65/72, section 6; 44/72 against 24/72 without the corrections) — but its format rules travel in the prompt at every step (which protocol spent more tokens depends on the run: compare **prompt tok** in section 5), and a parse failure costs the model a step to redo. |
 #
 # Both protocols are "a prompt in, text out, a parser in between". The difference is who owns
 # the format: with ReAct you do (prompt and parser in your code); with native calls the model

@@ -151,8 +151,8 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # the prompt tokens are the bill: a provider charges for each, and the engine must read every
 # one it has not cached (the seconds printed for each run include that reading; over many steps
 # it adds up).
-# Were the result larger than the model's context window (8,192 tokens here), the request would
-# fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed.
+# Were the result larger than the model's context window (8,192 tokens per request with the
+# local server's default `--ctx`), the request would fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed.
 #
 # Read the answers and their verdicts too. Compaction fixes the bill and the context window, not
 # the reading: a 1.5B model may fail to use the search result either way (and a cut may remove
@@ -161,7 +161,7 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # says nothing in it contradicts the search — whether it answers the question, read it.
 
 # %% [markdown] lang="zh-CN"
-# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；提示词 token 就是账单：服务商按 token 收费，引擎也必须读完每一个没有命中缓存的提示词 token（每次运行打印的秒数里就包含了这部分读取时间；步数一多，差距会累积起来）。如果结果比模型的上下文窗口（这里是 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符。
+# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；提示词 token 就是账单：服务商按 token 收费，引擎也必须读完每一个没有命中缓存的提示词 token（每次运行打印的秒数里就包含了这部分读取时间；步数一多，差距会累积起来）。如果结果比模型的上下文窗口（本地服务器的默认 `--ctx` 下，每个请求 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符。
 #
 # 答案和它们的判定也要看。压缩解决的是账单和上下文窗口的问题，解决不了阅读理解的问题：无论截不截断，1.5B 模型都可能用不好搜索结果（而且截断可能恰好删掉问题所需的那一段——练习 1 会研究这一点）。评分器对照工具结果检查数字、名称和比较关系；这里的答案没几个数字，所以 ✔ 只说明答案里没有与搜索结果相矛盾的内容——它到底有没有回答问题，得你自己读。
 
@@ -361,7 +361,9 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # repeated the mistake, or gave up and answered. (An `empty` step is the model saying nothing
 # after the tool results; the loop nudges it once with a short user message. A `fetch hint`
 # event under an error means the guards also named the next call, "Call get_weather for 北京
-# now": section 6 shows the hints.) Without the error
+# now": section 6 shows the hints. And if the record has more model steps than `max_steps=4`,
+# that is the guards too: up to four fetches a hint asked for do not count against the step
+# budget, section 6, `Guards.counted`.) Without the error
 # *as an observation* the only possible outcome would have been a crash. The verdict judges
 # where the run ended, not the recovery: a model can fix its call and still run out of steps,
 # paste the raw observations as its answer, or only promise one ("I will now provide the
@@ -376,7 +378,7 @@ print(f"\n{len(calls)} call(s), {len(failed)} failed; "
 # Three samples of the same request at each temperature:
 
 # %% [markdown] lang="zh-CN"
-# 读一读上面的记录。`[tool error]` 一行就是模型看到的错误文本；它后面的步骤说明了模型是自我纠正了——照错误信息说的，每次调用只查一个城市——还是重复同样的错误，又或者干脆放弃、直接作答。（`empty` 步骤表示模型拿到工具结果后什么也没说；循环会用一条简短的 user 消息提醒它一次。错误下面如果有 `fetch hint` 事件，说明护栏还点出了下一次该做的调用，“Call get_weather for 北京 now”：第 6 节会讲这些提示。）如果不把错误*作为观察*返回，唯一可能的结局就是崩溃。判定评判的是运行最终停在哪里，而不是纠错过程：模型可能修正了调用却用完了步数，也可能把原始观察直接粘贴成答案，或者只是许诺要回答（"I will now provide the weather…"）——这时的 ✔ 只说明答案里没有与工具结果相矛盾的内容，它仍然不是答案。而如果收尾的答案说“没有天气信息”，可两个城市的结果明明都已经返回了，它就和自己这次运行相矛盾：不管判定写的是什么理由，这个答案都是错的。
+# 读一读上面的记录。`[tool error]` 一行就是模型看到的错误文本；它后面的步骤说明了模型是自我纠正了——照错误信息说的，每次调用只查一个城市——还是重复同样的错误，又或者干脆放弃、直接作答。（`empty` 步骤表示模型拿到工具结果后什么也没说；循环会用一条简短的 user 消息提醒它一次。错误下面如果有 `fetch hint` 事件，说明护栏还点出了下一次该做的调用，“Call get_weather for 北京 now”：第 6 节会讲这些提示。如果记录里的模型步数比 `max_steps=4` 多，那也是护栏的缘故：按提示做的取数最多有四次不计入步数预算，见第 6 节的 `Guards.counted`。）如果不把错误*作为观察*返回，唯一可能的结局就是崩溃。判定评判的是运行最终停在哪里，而不是纠错过程：模型可能修正了调用却用完了步数，也可能把原始观察直接粘贴成答案，或者只是许诺要回答（"I will now provide the weather…"）——这时的 ✔ 只说明答案里没有与工具结果相矛盾的内容，它仍然不是答案。而如果收尾的答案说“没有天气信息”，可两个城市的结果明明都已经返回了，它就和自己这次运行相矛盾：不管判定写的是什么理由，这个答案都是错的。
 #
 # ## 4. 温度
 #
@@ -456,16 +458,20 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # was looked up reads as if the one price belonged to both; read as the question asks, it is
 # wrong: 五粮液 has no price here, and the answer should say so. The course's data does not know
 # 五粮液, but the grader still counts it as a part of the question, because the question joins it
-# to a stock it knows with 和: an answer that leaves 五粮液 out gets a ✘, and with the guards on
-# (the default, section 6) that draft goes back with a request to look 五粮液 up — the lookup
-# then fails, and the answer should report that.
+# to a stock it knows with 和. With the guards on (the default, section 6), a draft answer that
+# leaves 五粮液 out goes back with a request to look 五粮液 up; that lookup fails, and the answer
+# should then say 五粮液 was not found. Whether the runs above got that far, their calls and
+# events say: a run that repeats one call or spends its step budget ends with `max_steps`, its
+# closing answer is taken as it is, and the verdict names the budget first. Check each answer
+# against its own calls too: an answer that says it has no price for a stock whose price came
+# back contradicts its own run, whatever the verdict's first reason.
 # A reply cut off at `max_tokens` shows a `truncated` event. Whatever this run shows, one run per prompt proves
 # little: the rule lowers the rate of invented results, it does not make them impossible. The
 # guarantee, if you need one, belongs in code — for example, refuse to display a figure that
 # does not appear in any observation.
 
 # %% [markdown] lang="zh-CN"
-# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。只查了贵州茅台之后，像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，读起来好像这一个价格属于两只股票；按问题的意思读，它是错的：这里没有五粮液的价格，答案应该明说。课程数据里没有五粮液，但评分器仍然把它算作问题的一部分，因为问题用“和”把它和一只认识的股票连在一起：漏掉五粮液的答案会得到 ✘；护栏开着时（默认如此，见第 6 节），这份草稿会被退回，并要求去查五粮液——这次查询会失败，答案应该如实报告。在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
+# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。只查了贵州茅台之后，像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，读起来好像这一个价格属于两只股票；按问题的意思读，它是错的：这里没有五粮液的价格，答案应该明说。课程数据里没有五粮液，但评分器仍然把它算作问题的一部分，因为问题用“和”把它和一只认识的股票连在一起。护栏开着时（默认如此，见第 6 节），漏掉五粮液的答案草稿会被退回，并要求去查五粮液；这次查询会失败，答案随后应该说明没找到五粮液。上面的运行有没有走到这一步，看它们的调用和事件就知道：反复发同一个调用、或者用完步数预算的运行会以 `max_steps` 结束，收尾的答案按原样接受，判定的第一条理由就是预算。还要拿每个答案去对照它自己的调用：如果某只股票的价格明明已经返回，答案却说没有它的价格，那就和自己这次运行相矛盾，不管判定的第一条理由是什么。在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
 
 # %% [markdown]
 # ## 6. The grader as a guard

@@ -84,13 +84,16 @@ print("this run is", "right" if verdict.ok else "wrong — the sections below sh
 # Sections 1 to 3 read this one run's record, right or wrong: a ✔ run's record shows how the
 # three look-ups chain; a ✘ run's record is as good to read — better, in a way, because it is
 # where you find out *where* the run went wrong (a day count that is off, a calculator expression
-# that does not use it, a budget that ran out).
+# that does not use it, a budget that ran out). Read the answer's words as well as its
+# verdict: the grader checks figures, not units or claims about calls, so an answer in dollars
+# for a question in 元, or one saying it used the calculator when no calculator call ran,
+# can still carry the right figures.
 #
 # `summary_table` turns the record into one Markdown table — a row per model call, the tool calls
 # it asked for, how much observation the model was shown, milliseconds, tokens, guard events:
 
 # %% [markdown] lang="zh-CN"
-# 第 1 到 3 节读的都是这一次运行的记录，不管它是对是错：✔ 的运行，记录展示了三次查询如何一环扣一环；✘ 的运行，记录同样值得一读——某种意义上更值得，因为正是在这里你能找到运行*在哪里*出了错（天数算错了、计算器表达式没用上它、预算用完了）。
+# 第 1 到 3 节读的都是这一次运行的记录，不管它是对是错：✔ 的运行，记录展示了三次查询如何一环扣一环；✘ 的运行，记录同样值得一读——某种意义上更值得，因为正是在这里你能找到运行*在哪里*出了错（天数算错了、计算器表达式没用上它、预算用完了）。除了判定，也要读答案的措辞：评分器核对的是数字，不是单位，也不是答案对调用的描述，所以一个把元说成美元的答案，或者声称用了计算器、其实计算器一次都没运行的答案，数字照样可以是对的。
 #
 # `summary_table` 把记录变成一张 Markdown 表格——每次模型调用一行，列出它请求的工具调用、模型看到了多少观察内容、毫秒数、token 数，以及护栏事件：
 
@@ -234,9 +237,11 @@ plt.show()
 # The shape to look for: prompts grow a little at every step (the conversation gets longer; a
 # last request sent without tools is shorter, since the tool list is gone),
 # while the freshly read part stays small when the cache works. A request without tools is the
-# exception to check in the table: dropping the tool list changes the prompt's beginning, so it
-# comes from the cache only as far as an earlier request without tools in the same run matches
-# it (the quiet retry after empty replies is one). Latency follows the fresh and
+# exception to check in the table: dropping the tool list changes the prompt right after the
+# system prompt, so the cache can supply more than that only from an earlier prompt without
+# the tool list that began the same way — a request earlier in this run (the quiet retry after
+# empty replies is one), or one the server still holds from an earlier run of the same
+# question. Its `cached` column says which happened. Latency follows the fresh and
 # completion tokens far more than the total. Cloud providers report and bill the same way —
 # many charge cached prompt tokens at a discount — so these columns are also your cost sheet.
 #
@@ -247,7 +252,7 @@ plt.show()
 # in. First the facts, straight from the tool, so every answer below can be checked against them:
 
 # %% [markdown] lang="zh-CN"
-# 要留意的形状是：提示词每一步都会长一点（对话越来越长；不带工具发出的最后一次请求会短一些，因为工具列表没了），而只要缓存起作用，重新读取的部分就一直很小。不带工具的请求是表里要核对的例外：去掉工具列表会改变提示词的开头，所以它能从缓存里读到多少，取决于同一次运行里之前有没有一个不带工具的请求和它开头相同（连续空回复之后那次不带工具的重试就是一个）。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
+# 要留意的形状是：提示词每一步都会长一点（对话越来越长；不带工具发出的最后一次请求会短一些，因为工具列表没了），而只要缓存起作用，重新读取的部分就一直很小。不带工具的请求是表里要核对的例外：去掉工具列表会改变提示词的开头，紧跟在系统提示词后面的内容就变了，所以缓存能多提供的部分，只能来自一个更早的、同样没有工具列表、开头也相同的提示词——可能是这次运行里更早的一次请求（连续空回复之后那次不带工具的重试就是一个），也可能是服务器缓存里还留着的、同一个问题以前某次运行的请求。它的 `cached` 列会告诉你是哪种情况。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
 #
 # ## 4. 跨轮次的记忆
 #
@@ -522,8 +527,8 @@ print("the answer:", air.answer)
 # ## Recap
 #
 # Apart from `remember` and two small helpers, everything here was package code used as is —
-# `runlog` (records, JSONL), `report` (`summary_table`, `step_rows`, `compare_table`,
-# `plot_context_growth`), `widgets.show_trace`, `memory.Conversation` and `grader.grade` —
+# `runlog` (records, JSONL), `report` (`summary_table`, `step_rows`; `compare_table` is
+# exercise 1's, `plot_context_growth` notebook 07's), `widgets.show_trace`, `memory.Conversation` and `grader.grade` —
 # because observability is only useful if it is always on. Both agents fill the same record, so
 # every tool above works on a text-ReAct run too.
 #
@@ -578,7 +583,7 @@ print("the answer:", air.answer)
 #
 # ## 小结
 #
-# 除了 `remember` 和两个小辅助函数，本课用到的全是原样调用的包代码——`runlog`（记录、JSONL）、`report`（`summary_table`、`step_rows`、`compare_table`、`plot_context_growth`）、`widgets.show_trace`、`memory.Conversation` 和 `grader.grade`——因为可观测性只有一直开着才有用。两种智能体填写的是同一种记录，所以上面的每个工具同样适用于文本 ReAct 的运行。
+# 除了 `remember` 和两个小辅助函数，本课用到的全是原样调用的包代码——`runlog`（记录、JSONL）、`report`（`summary_table`、`step_rows`；`compare_table` 留给练习 1，`plot_context_growth` 在第 07 课）、`widgets.show_trace`、`memory.Conversation` 和 `grader.grade`——因为可观测性只有一直开着才有用。两种智能体填写的是同一种记录，所以上面的每个工具同样适用于文本 ReAct 的运行。
 #
 # **作为设计模式的智能体。** 从细节里退后一步看，整个系列搭起来的是同一个形状，由五部分组成：**循环**（询问模型，执行它要求的操作，把结果反馈回去，直到它作答或预算耗尽——第 04 和 05 课）、**工具**（带有模型能读懂的描述的函数，从第 02 课开始；第 05 课起用 JSON schema 描述）、**记忆**（在轮次之间延续下来的内容——本课）、**护栏**（预算、压缩、循环检测、错误即观察——第 07 课）以及**观察**（运行记录、轨迹、判定——本课）。天气智能体、储蓄智能体和股票智能体都是这个形状，只是换了工具和提示词；流式往返则是这个循环中的一轮，在线路上看到的样子。各种智能体框架（LangChain、LlamaIndex、OpenAI Agents SDK、AutoGen……）用各自的名字实现了同样的五个部分；掌握了这个形状，其中任何一个你都能读懂——某个框架出问题时，你也知道该去看哪一部分。
 #
