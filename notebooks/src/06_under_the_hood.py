@@ -534,7 +534,10 @@ display(Markdown(comparison))
 #   **prompt tok** is that price summed over the steps, plus the conversation as it grows.
 # - **steps** and **tool calls** differ when one loop can batch (native parallel calls) and the
 #   other cannot (ReAct runs one action per step), and when one run needs more tries than the
-#   other (a held-back call, a correction).
+#   other (a held-back call, a correction). The question needs two prices and one subtraction:
+#   a run whose calls are only the two price lookups did the subtraction in its head, so its
+#   1420.29, if it gives one, is the model's arithmetic — checked by the grader, which counts
+#   the difference of two fetched figures as a calculation, but not a calculator's result.
 # - **verdict** is the grader's, against the tools' data and the expected facts, not the
 #   model's confidence; ✘ names the failure (`wrong_answer`, `incomplete`, `invented_data`, …)
 #   and the run's own verdict line above gives the reason. A run can end with status `final`
@@ -556,7 +559,9 @@ display(Markdown(comparison))
 #   系统提示词加上聊天模板的工具块。两者之差是每种协议每一步的固定成本；**prompt tok** 是这个成本在各步上的总和，
 #   再加上不断变长的对话。
 # - 当一种循环能批量处理（原生并行调用）而另一种不能（ReAct 每步只执行一个动作）时，**steps** 和
-#   **tool calls** 就会不同；一次运行比另一次多试了几回（被拦下的调用、一次更正）时也会不同。
+#   **tool calls** 就会不同；一次运行比另一次多试了几回（被拦下的调用、一次更正）时也会不同。这个问题需要两个价格和一次减法：
+#   如果一次运行的调用只有两次查价，减法就是模型心算的，它给出的 1420.29（如果给了）是模型自己的算术——
+#   评分器会核对它（两个查到的数字之差，评分器算作一次计算），但它不是计算器的结果。
 # - **verdict** 是评分器给出的判定，依据是工具的数据和预期事实，而不是模型的自信；✘ 会指出失败类型
 #   （`wrong_answer`、`incomplete`、`invented_data` ……），上面这次运行自己的判定行会给出原因。一次运行可以
 #   以 `final` 状态结束却仍是 ✘——比如在取到 67.92 和 1488.21 之后回答"青岛啤酒的收盘价更高，高1420.29"：数字都对，
