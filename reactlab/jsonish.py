@@ -26,6 +26,7 @@ import ast
 import json
 import math
 import re
+import warnings
 from typing import Any
 
 MAX_DEPTH = 64  # deeper than any real tool argument; keeps the decoders far from recursion limits
@@ -192,10 +193,18 @@ def loads_lenient(text: str) -> Any:
     raise ValueError(_why_not(text, first_error)) from None
 
 
+def _eval_literal(text: str) -> Any:
+    """ast.literal_eval, quietly: a model's `'\\('` is an invalid escape to Python, and the
+    compiler's warning about it would land in a learner's notebook output."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.literal_eval(text.strip())
+
+
 def _literal(text: str) -> Any:
     """A Python literal, or _NOT_DECODED; a literal JSON cannot hold raises ValueError."""
     try:
-        value = ast.literal_eval(text.strip())
+        value = _eval_literal(text)
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         return _NOT_DECODED
     if isinstance(value, (dict, list, tuple, set, frozenset, str, int, float, bool)) or \
@@ -208,7 +217,7 @@ def _literal(text: str) -> Any:
 def _why_not(text: str, error: Exception) -> str:
     """The decoder's message, or a clearer one for a literal JSON cannot hold (b'x', 1j)."""
     try:
-        value = ast.literal_eval(text.strip())
+        value = _eval_literal(text)
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         return str(error)
     try:

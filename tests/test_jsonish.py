@@ -180,3 +180,11 @@ def test_work_grows_linearly_with_the_input(piece):
     small = lines_executed(loads_lenient, piece * 500)
     large = lines_executed(loads_lenient, piece * 4000)  # 8 times as long
     assert large <= 10 * small + 200, (small, large)  # quadratic work would be ~64x
+
+
+def test_a_python_literal_with_an_invalid_escape_decodes_without_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the compiler's DeprecationWarning / SyntaxWarning
+        assert loads_lenient("{'expression': '\\(1 + 2\\)'}") == {"expression": "\\(1 + 2\\)"}
