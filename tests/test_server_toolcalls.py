@@ -413,3 +413,26 @@ def test_holdback_releases_a_long_run_of_spaces_but_not_the_call_after_it():
     released, held = stream(text, 3)
     assert released == " " * len(released) and held.endswith(CALL)
     assert len(held) <= len(CALL) + 64
+
+
+def test_a_fence_key_in_a_fenced_call_stays_one_fenced_call():
+    # found by Hypothesis: the fence's text ended at the ``` inside the key
+    text = '```json\n{"name": "get_weather", "arguments": {"```": null}}\n```'
+    reply = parse_tool_calls(text, NAMES)
+    assert [(c.arguments, c.source) for c in reply.calls] == [('{"```": null}', "fence")]
+    assert reply.content is None
+
+
+def test_a_tag_holding_a_call_then_a_fenced_call_gives_both_whole():
+    # the 1.5B in a <tool_call> the server opened (BFCL parallel_84): a call, a stray fence
+    # closing, then its next call in a fence of its own
+    text = ('<tool_call>\n{"name": "get_weather", "arguments": {"location": "北京"}}\n```\n'
+            '```json\n{"name": "get_weather", "arguments": {"location": "广州"}}\n```\n</tool_call>')
+    calls = parse_tool_calls(text, NAMES).calls
+    assert [json.loads(c.arguments) for c in calls] == [{"location": "北京"}, {"location": "广州"}]
+
+
+def test_a_stray_fence_closing_after_a_tagged_call_missing_its_brace():
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {\n "location": "广州"\n}\n```\n</tool_call>'
+    (call,) = parse_tool_calls(text, NAMES).calls
+    assert json.loads(call.arguments) == {"location": "广州"}

@@ -47,6 +47,8 @@ from reactlab.server.jsonscan import Spans, json_values
 
 _TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FENCE = re.compile(r"```[ \t]*([\w-]*)[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+_FENCE_OPENING = re.compile(r"```[ \t]*[\w-]*[ \t]*\n?[ \t]*\Z")  # ends right before a call
+_FENCE_CLOSING = re.compile(r"\s*```")
 _EMPTY_FENCE = re.compile(r"```[\w-]*\s*```")
 # Template markup the 1.5B sometimes echoes instead of answering (seen: the whole reply was
 # "<tools></tools>"); it is never content for the user, so it goes, leaving an empty reply.
@@ -196,6 +198,8 @@ def _literal_calls(blob: str, names: set[str] | None) -> list[ParsedCall] | None
 
 def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
     blob = _unfence(inner)
+    if blob.endswith("```") and "```" not in blob[:-3]:  # a fence closed that never opened
+        blob = blob[:-3].rstrip()
     for attempt in (blob, blob + "}", blob + "}}"):  # the model often drops a closing brace
         values = _values(attempt)
         if values is not None:
@@ -205,6 +209,15 @@ def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
     calls = _literal_calls(blob, names)
     if calls:
         return calls
+    # Whole calls with text between them: the 1.5B, given an opened tag, wrote a call, a
+    # fence's closing and a second fenced call in it (`more_calls`); read each one whole
+    # rather than one call whose arguments run to the last brace.
+    # (Only with a second "name" in it: the text outside the tags is searched for bare JSON
+    # anyway, and searching a call-less tag's text twice would double that work.)
+    if blob.count('"name"') >= 2:
+        calls = [c for _, group in _bare_calls(blob, names, Spans()) for c in group]
+        if calls:
+            return calls
     name, args = _NAME.search(blob), _ARGS.search(blob)
     if not name:
         return None
@@ -215,11 +228,19 @@ def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
 
 
 def _bare_calls(text: str, names: set[str] | None, spans: Spans) -> list:
-    """(start, calls) for bare JSON calls outside `spans`, adding theirs."""
+    """(start, calls) for bare JSON calls outside `spans`, adding theirs. A call right after
+    a fence's opening is labelled "fence": the fence's text ended early, at a ``` inside one
+    of the call's strings (e.g. a key "```")."""
     found = []
     for start, end, value in json_values(text, spans):
-        calls = calls_from_value(value, names, "json") if spans.free(start, end) else None
+        opening = _FENCE_OPENING.search(text, max(0, start - 40), start)
+        calls = (calls_from_value(value, names, "fence" if opening else "json")
+                 if spans.free(start, end) else None)
         if calls:
+            if opening:  # the fence's markers go with the call, not into the content
+                closing = _FENCE_CLOSING.match(text, end)
+                wide = (opening.start(), closing.end() if closing else end)
+                start, end = wide if spans.free(*wide) else (start, end)
             found.append((start, calls))
             spans.add(start, end)
     return found
