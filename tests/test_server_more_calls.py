@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reactlab.server.more_calls import OPEN, PREFILL, grounded, question_text
+from reactlab.server.more_calls import OPEN, PREFILL, grounded, question_numbers, question_text
 from reactlab.server.replay import ReplayEngine, serve_replay
 from reactlab.streaming import ToolCallAccumulator
 
@@ -121,3 +121,51 @@ def test_grounded_takes_only_new_values_found_in_the_question():
 def test_grounded_never_raises(value, question):
     assert grounded(json.dumps(value), [json.dumps(value)], question) is False  # nothing new
     assert isinstance(grounded(json.dumps(value), [], question), bool)
+
+
+def test_numbers_are_grounded_by_value_and_percent():
+    q = "A 60% chance, 10 shots; then 50% and 15 shots. Roots of 5x^2 - 7x + 3 = 0 and $1,000,000."
+    first = '{"num_trials": 10, "prob_success": 0.6}'
+    assert grounded('{"num_trials": 15, "prob_success": 0.5}', [first], q)
+    assert grounded('{"a": 5, "b": -7, "c": 3}', [], q)  # "- 7" written with a space
+    assert grounded('{"amount": 1000000}', [], q)
+    assert not grounded('{"num_trials": 20, "prob_success": 0.5}', [first], q)
+    assert question_numbers("(45,60) and 1,000") == {45.0, 60.0, 1000.0}
+    assert question_numbers("3.5 percent") == {3.5, 0.035}
+
+
+# the 1.5B in an opened tag writes the rest of its calls at once, fenced (BFCL parallel_84)
+REST = ('get_weather", "arguments": {"location": "广州"}}\n```\n```json\n'
+        '{"name": "get_weather", "arguments": {"location": "上海"}}\n```')
+
+
+def test_every_call_in_one_opened_tag_is_kept_in_order_up_to_the_first_not_kept(shared):
+    three = [{"role": "user", "content": "北京、广州和上海的天气？"}]
+    calls, engine = ask(shared, [BJ, REST, BJ_AGAIN], three)
+    assert calls == ["北京", "广州", "上海"] and len(engine.calls) == 3
+    calls, engine = ask(shared, [BJ, REST], TWO)  # 上海 is not in the question: not kept
+    assert calls == ["北京", "广州"] and len(engine.calls) == 2
+
+
+def test_a_cut_off_opened_tag_drops_its_last_parsed_call(shared):
+    # max_tokens 50: the first reply (37 pieces) is whole, the opened tag (63) is cut inside
+    # its second call; the last call parsed from a cut text may be a repaired cut one, so it
+    # goes (here 广州, whole: the rule is blind to that) and nothing more is opened
+    engine, url, _ = shared
+    engine.reset([BJ, REST])
+    r = httpx.post(url + "/chat/completions", timeout=20, json={
+        "model": MODEL, "messages": [{"role": "user", "content": "北京、广州和上海的天气？"}],
+        "tools": TOOLS, "max_tokens": 50, "reactlab_more_calls": True,
+        "reactlab_debug": True}).json()
+    calls = [json.loads(c["function"]["arguments"]) for c in r["choices"][0]["message"]["tool_calls"]]
+    assert calls == [{"location": "北京"}]
+    (seen,) = r["reactlab"]["more_calls"]["opened"]
+    assert seen["finish_reason"] == "length" and seen["kept"] == 0
+
+
+def test_a_number_is_not_grounded_by_digits_inside_another():
+    # BFCL multiple_41: "current I is 10 Amperes and r is 0.01 meter"; the opened call
+    # electric_field_calculate(Q=1, r=0.01) was kept because "1" is in "10"
+    q = "Calculate the magnetic field where current I is 10 Amperes and r is 0.01 meter."
+    assert not grounded('{"Q": 1, "r": 0.01}', ['{"I": 10, "r": 0.01}'], q)
+    assert grounded('{"I": 10}', [], q)

@@ -212,24 +212,38 @@ class Turn:
             self._usage_so_far[1] += c.completion_tokens
             body = more_calls.PREFILL + c.text
             found = parse_tool_calls(more_calls.wrap(body), names).calls
-            opened = {"model_wrote": body, "finish_reason": c.finish_reason, "kept": False}
+            if c.finish_reason != "stop":  # cut off: its last call may be cut too
+                found = found[:-1]
+            opened = {"model_wrote": body, "finish_reason": c.finish_reason, "kept": 0}
             self.opened.append(opened)
-            if c.finish_reason != "stop" or len(found) != 1:
-                opened["why"] = "not one complete call"
+            if not found:
+                opened["why"] = "no complete call"
                 break
-            call = found[0]
-            if assist.call_key(call.name, call.arguments) in keys:
-                opened["why"] = "a call the reply already has: nothing more to call"
-                break
-            if not more_calls.grounded(call.arguments, earlier, question):
-                opened["why"] = "a value in it is neither in an earlier call nor in the question"
-                break
-            piece = more_calls.wrap(body)
-            opened.update(kept=True, why="a new call; its new values are in the question")
-            text += piece
-            on_text(piece)
-            keys.add(assist.call_key(call.name, call.arguments))
-            earlier.append(call.arguments)
+            # The model may write the rest of its calls in one opened tag (a call, then more
+            # fenced ones): each is kept in order, up to the first that is not.
+            for call in found:
+                if len(keys) >= self.max_tool_calls:
+                    opened["why"] = "the request's cap on calls"
+                    break
+                if assist.call_key(call.name, call.arguments) in keys:
+                    opened["why"] = "a call the reply already has: nothing more to call"
+                    break
+                if not more_calls.grounded(call.arguments, earlier, question):
+                    opened["why"] = "a value in it is neither in an earlier call nor in the question"
+                    break
+                piece = more_calls.wrap(more_calls.call_text(call.name, call.arguments))
+                opened["kept"] += 1
+                text += piece
+                on_text(piece)
+                keys.add(assist.call_key(call.name, call.arguments))
+                earlier.append(call.arguments)
+            else:
+                opened["why"] = ("every call in it is new and its new values are in the "
+                                 "question" + ("" if c.finish_reason == "stop" else
+                                               "; cut off at the token cap"))
+                if c.finish_reason == "stop":
+                    continue
+            break
         if text == g.text.rstrip():
             return g
         return Generation(text, "stop", prompt_tokens=g.prompt_tokens,

@@ -5,26 +5,31 @@ probability of 0.98–1.00 of ending right after the first call, on questions th
 calls and on questions that need one alike ("What's the weather like in Boston and in San
 Francisco?" gets Boston only). Waiting for a second call gets nothing. So, when a request asks
 for it (`"reactlab_more_calls": true`) and allows parallel calls, the server writes the
-template's own `<tool_call>` opening after the model's calls and lets the model fill it in,
-then keeps the new call only if
+template's own `<tool_call>` opening after the model's calls and lets the model fill it in.
+Given that opening, the model often writes the rest of its calls at once (a call, a stray
+fence closing, then one fenced call after another); each is kept, in order, only if
 
-- it parses as a call of one of the request's tools,
+- it parses as a call of one of the request's tools (when the token cap cut the opened text,
+  its last parsed call is dropped: it may be a cut one the parser repaired),
 - it is not one the reply already has (a repeat is how the model says "nothing more"), and
 - every value in it that the reply's earlier calls did not write appears in the last user
-  message (`grounded`: "San Francisco, CA" counts when the question says San Francisco).
+  message (`grounded`: "San Francisco, CA" counts when the question says San Francisco; a
+  number counts by its value, not as text: "50%" grounds 0.5 and "- 7" grounds -7, but the
+  "1" inside "10" grounds nothing).
 
-It stops at the first call it does not keep, and at the request's cap on calls. The last rule
-is what separates a second city the question names from a value the model makes up when it is
-pushed to write a call no question asked for. What this module does NOT do: decide when to try
-(`chat.Turn`: only under `tool_choice` "auto" or "required", with `parallel_tool_calls`
-true, after a reply that made a call), or check argument types (the schema does not constrain
-the continuation). Off by default. Measured in `benchmarks/results/bfcl_notes.md`; not used by
-the notebooks.
+It stops at the first call it does not keep, and at the request's cap on calls; when every call
+in an opened tag was kept, it opens the next one. The last rule is what separates a second
+city the question names from a value the model makes up when it is pushed to write a call no
+question asked for. What this module does NOT do: decide when to try (`chat.Turn`: only under
+`tool_choice` "auto" or "required", with `parallel_tool_calls` true, after a reply that made a
+call), or check argument types (the schema does not constrain the continuation). Off by
+default. Measured in `benchmarks/results/bfcl_notes.md`; not used by the notebooks.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 OPEN = "<tool_call>\n"
@@ -33,7 +38,10 @@ OPEN = "<tool_call>\n"
 PREFILL = '{"name": "'
 CLOSE = "</tool_call>"
 MAX_QUESTION = 20_000  # characters of the last user message compared against (a bound)
-MAX_TOKENS = 256  # per opened call
+MAX_TOKENS = 384  # per opened call (the model may write the rest of its calls in it)
+# a number in the question, and whether a percent sign or word follows it
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_NUMBER = re.compile(r"(\d[\d,]*(?:\.\d+)?|\.\d+)\s*(%|percent\b)?", re.IGNORECASE)
 
 
 def question_text(messages: list[dict]) -> str:
@@ -87,7 +95,44 @@ def grounded(arguments: str, earlier: list[str], question: str) -> bool:
     new = [v for v in _leaves(args) if json.dumps(v) not in seen and not isinstance(v, bool)
            and v is not None and str(v).strip()]
     text = question.casefold()
-    return bool(new) and all(str(v).split(",")[0].strip().casefold() in text for v in new)
+    numbers = question_numbers(question)
+    return bool(new) and all(_key(abs(v)) in numbers if isinstance(v, (int, float))
+                             else str(v).split(",")[0].strip().casefold() in text
+                             for v in new)
+
+
+def _key(x: float) -> float:
+    return round(float(x), 9)
+
+
+def question_numbers(question: str) -> set[float]:
+    """The numbers the question writes, as values: "1,000,000" is 1000000, "50%" is 50 and
+    0.5, "- 7" is 7 (a number argument is compared by its absolute value).
+
+    Example: question_numbers("a 60% chance, 10 shots") -> {60.0, 0.6, 10.0}
+    """
+    out: set[float] = set()
+    for m in _NUMBER.finditer(question[:MAX_QUESTION]):
+        digits, percent = m.group(1), m.group(2)
+        grouped = _GROUPED.fullmatch(digits)  # "1,000,000" is one number, "45,60" two
+        pieces = [digits.replace(",", "")] if grouped else [p for p in digits.split(",") if p]
+        for piece in pieces:
+            try:
+                n = float(piece)
+            except ValueError:
+                continue
+            out.add(_key(n))
+            if percent:
+                out.add(_key(n / 100))
+    return out
+
+
+def call_text(name: str, arguments: str) -> str:
+    """A parsed call written back as the template writes one, for the reply's text.
+    Example: call_text("f", '{"x": 1}') -> '{"name": "f", "arguments": {"x": 1}}'"""
+    args = _arguments(arguments)
+    return json.dumps({"name": name, "arguments": arguments if args is None else args},
+                      ensure_ascii=False)
 
 
 def wrap(body: str) -> str:
@@ -95,4 +140,5 @@ def wrap(body: str) -> str:
     return "\n" + OPEN + body.strip() + "\n" + CLOSE
 
 
-__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "grounded", "question_text", "wrap"]
+__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "call_text", "grounded", "question_numbers",
+           "question_text", "wrap"]
