@@ -363,8 +363,10 @@ else:
 # tool. Nothing was wrong with the model's choice of tool or arguments: reactlab's server, reading
 # fences and bare JSON that name a known tool, turned the same text into a call. That is why the
 # series' server parses leniently — and why "this model cannot call tools" is sometimes a
-# statement about the parser. (BFCL's own summary is in `benchmarks/results/bfcl.md`; the
-# parallel categories fail on both servers, because the model writes one call and stops.)
+# statement about the parser. (BFCL's own summary is in `benchmarks/results/bfcl.md`; with
+# their defaults both servers fail the parallel categories, because the model writes one call
+# and stops. reactlab's server has an opt-in, `"reactlab_more_calls": true`, that opens the next
+# `<tool_call>` for the model; its row in the same file says what that recovers.)
 
 # %% [markdown] lang="zh-CN"
 # 模型把调用写成了 ```` ```json ```` 代码块——第 3 节的解析器能读的一种形态（`[fence]`）。只接受 `<tool_call>` 标签的解析器
@@ -372,7 +374,9 @@ else:
 # "答案"是一段 JSON，工具永远不会被执行。模型选的工具和参数都没有问题：reactlab 的服务器会读取点名了
 # 已知工具的代码块和裸 JSON，把同一段文本变成了调用。这就是本系列的服务器采用宽松解析的原因——也是为什么
 # "这个模型不会调用工具"有时其实是在说解析器。（BFCL 自己的汇总在 `benchmarks/results/bfcl.md`；
-# 并行类别在两台服务器上都失败了，因为模型写完一个调用就停了。）
+# 在默认设置下，并行类别在两台服务器上都失败了，因为模型写完一个调用就停了。reactlab 的服务器有一个
+# 需要主动开启的选项 `"reactlab_more_calls": true`，替模型打开下一个 `<tool_call>`；它能补回多少，
+# 见同一文件里它的那一行。）
 
 # %% [markdown]
 # ## 4. `tool_choice="required"`: constrained decoding
