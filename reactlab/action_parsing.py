@@ -34,6 +34,7 @@ from reactlab.jsonish import (
     jsonable,
     loads_lenient,
     nesting_depth,
+    quiet_compile,
     strip_fence,
 )
 
@@ -206,7 +207,8 @@ def _python_call(source: str, whole: bool = False) -> ast.expr | None:
     if nesting_depth(source) > MAX_DEPTH:
         return None
     try:
-        node = ast.parse(source.strip(), mode="eval").body
+        with quiet_compile():
+            node = ast.parse(source.strip(), mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     return node if whole or isinstance(node, ast.Call) else None

@@ -27,6 +27,8 @@ import json
 import math
 import re
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 MAX_DEPTH = 64  # deeper than any real tool argument; keeps the decoders far from recursion limits
@@ -193,11 +195,21 @@ def loads_lenient(text: str) -> Any:
     raise ValueError(_why_not(text, first_error)) from None
 
 
-def _eval_literal(text: str) -> Any:
-    """ast.literal_eval, quietly: a model's `'\\('` is an invalid escape to Python, and the
-    compiler's warning about it would land in a learner's notebook output."""
+@contextmanager
+def quiet_compile() -> Iterator[None]:
+    """Compile a model's text without the compiler's warnings: a model's `'\\('` is an invalid
+    escape to Python, and the warning about it would land in a learner's notebook output (or,
+    under a filter that turns warnings into errors, fail the parse). Not thread-safe (it swaps
+    the process's warning filters): for the client's parsers, not the server's worker threads.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        yield
+
+
+def _eval_literal(text: str) -> Any:
+    """ast.literal_eval of `text`, quietly (`quiet_compile`)."""
+    with quiet_compile():
         return ast.literal_eval(text.strip())
 
 

@@ -177,3 +177,13 @@ def test_readers_raise_only_shape_errors(text):
         if isinstance(out, tuple):
             out = out[1]
         json.dumps(out, allow_nan=False)
+
+
+def test_a_call_with_an_invalid_escape_parses_the_same_under_any_warning_filter():
+    # "\(" is an invalid escape to Python: compiling it warned into the notebook, and under a
+    # filter that makes warnings errors the call was not read at all
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert from_code("calculator('\\(1+2\\)')") == ("calculator", "\\(1+2\\)")
