@@ -327,14 +327,19 @@ server_help()
 # result, the model asked for **the same call again** (same name, same arguments), or wrote
 # **nothing**. LangChain's round trip then ended with an empty answer; the Agents SDK ran
 # `get_weather('广州')` three times and finished with an empty output. Our own agents have guards
-# for both (notebook 07); a framework has none. So the server helps, after tool results only:
+# for both (notebook 07); a framework has none. So the server helps, mostly after tool results:
 #
 # - a call the conversation already has a result for is not returned; the model writes once
 #   more, constrained (notebook 06) to `{"answer": "…"}` or a call, with a short note of the
 #   result it already has; if that is the same call again, a last time without tools;
 # - an empty reply right after tool results is asked again once, without tools;
 # - so is a plan that names a tool instead of using its result (no call, none of the results'
-#   figures), with a note of the results.
+#   figures), with a note of the results;
+# - at any turn, a call whose required number argument holds a number written nowhere in the
+#   conversation (a value the model made up, typically when no tool fits the question) is not
+#   returned, and if no call is left the model is asked once more without tools. The course's
+#   tools take only strings, so this rule never touches the runs in this series; it is measured
+#   on BFCL's questions in `benchmarks/results/bfcl_notes.md`.
 #
 # It never acts when the client forced a call (smolagents' `tool_choice="required"`), and every
 # intervention is in the debug view (`server_help()` above). Off for one request with
@@ -345,11 +350,12 @@ server_help()
 # %% [markdown] lang="zh-CN"
 # ## 6. 服务器的帮助，以及没有它的同一次运行
 #
-# 在服务器还没有任何帮助时试过，有两个框架正面撞上了小模型的习惯：拿到工具结果之后，模型**又请求了同一个调用**（同样的名字、同样的参数），或者**什么都没写**。LangChain 的往返因此以空答案结束；Agents SDK 把 `get_weather('广州')` 跑了三次，最后输出为空。我们自己的智能体对这两种情况都有护栏（第 07 课）；框架没有。所以服务器来帮忙，而且只在工具结果之后：
+# 在服务器还没有任何帮助时试过，有两个框架正面撞上了小模型的习惯：拿到工具结果之后，模型**又请求了同一个调用**（同样的名字、同样的参数），或者**什么都没写**。LangChain 的往返因此以空答案结束；Agents SDK 把 `get_weather('广州')` 跑了三次，最后输出为空。我们自己的智能体对这两种情况都有护栏（第 07 课）；框架没有。所以服务器来帮忙，主要是在工具结果之后：
 #
 # - 对话里已经有结果的调用不会再返回给客户端；模型会再写一次，这次受约束（第 06 课）只能写 `{"answer": "…"}` 或一个调用，并附上一条简短的说明，告诉它已经拿到的结果；如果它还是写了同一个调用，就最后再问一次，不提供工具；
 # - 紧跟在工具结果之后的空回复会再问一次，不提供工具；
-# - 只提到工具名、却没有用上结果的计划（没有调用，也没有结果里的任何数字）也一样，并附上一条说明结果的提示。
+# - 只提到工具名、却没有用上结果的计划（没有调用，也没有结果里的任何数字）也一样，并附上一条说明结果的提示；
+# - 在任何一轮，如果某个调用的必填数字参数里有一个对话中哪里都没写过的数字（模型编出来的值，通常是没有合适工具的时候），这个调用不会返回；如果一个调用都不剩，就不提供工具再问模型一次。本课程的工具只接受字符串，所以这条规则不会碰到本系列里的任何运行；它在 BFCL 的题目上的测量见 `benchmarks/results/bfcl_notes.md`。
 #
 # 客户端强制要求调用时（smolagents 的 `tool_choice="required"`），它从不出手；每一次干预都记在调试视图里（上面的 `server_help()`）。对单个请求关闭：`extra_body={"reactlab_help": False}`；对整台服务器关闭：`reactlab serve --no-help`。下面把第 3 节的 LangChain 运行再跑一次，关掉帮助——模型的回复和它写出来的一模一样：
 

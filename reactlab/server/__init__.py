@@ -12,7 +12,8 @@ modules in this order:
 - `validate` + `conversation`: what a request must look like, and the errors when it does not;
 - `chat`: one completion end to end; `holdback`: what may stream as content; `assist`: the
   help after tool results (no repeated call, no empty reply, no plan for an answer) for
-  frameworks on top;
+  frameworks on top, and `invented`: no call with a number nobody wrote; `more_calls`: the
+  opt-in continuation after a complete call;
 - `scheduler`: generations in `--parallel` slots (one by default), models loaded on first use;
 - `app`: the HTTP endpoints (and the `reactlab_debug` view); `deadline`: a deadline for
   request headers; `__main__`: start-up.

@@ -4,7 +4,7 @@ A framework (LangChain, the OpenAI Agents SDK, …) sends the conversation back 
 tool and trusts the next reply. The 1.5B model sometimes answers a tool result by asking for
 *the same call again* (same name, same arguments), or by writing nothing at all. reactlab's own
 agents catch both (`reactlab.guards`, `reactlab.loop_detector`); a framework on top of the
-server gets no such help, so the server gives it, in two rules:
+server gets no such help, so the server gives it, in three rules:
 
 1. **A repeated call is not returned.** A call identical to one the conversation already has
    a result for is dropped. If nothing else is left, the model writes again, once, under a
@@ -16,6 +16,9 @@ server gets no such help, so the server gives it, in two rules:
 3. **A plan instead of an answer right after tool results is retried once**, without tools: a
    reply that names one of the tools, makes no call and uses none of the results' figures
    ("you can use the `get_weather` function…"), measured on the OpenAI Agents SDK.
+
+(A fourth rule acts at any turn, not only after tool results: a call with a made-up number,
+in `reactlab.server.invented`.)
 
 Each retry adds a short system note at the end of the conversation saying what is already
 known (`note`). What this module holds: the pure pieces (which calls are answered, the

@@ -17,9 +17,11 @@ is false; `debug()` lists the others as `calls_dropped`.
 After tool results, `Turn` also helps a small model (`assist`): a call the conversation
 already has a result for is not returned again (the model writes once more, constrained to an
 answer or a different call, then if need be without tools), and an empty reply or a plan that
-names a tool instead of using its result is retried once without tools. With the help on, a
-reply right after tool results streams in one piece at the end (held back whole, so a retry
-never has to take back text already sent).
+names a tool instead of using its result is retried once without tools. At any turn, a call
+whose required number argument holds a number the conversation never wrote (`invented`) is not
+returned, and when no call is left the model is asked once more without tools. With the help
+on, a reply right after tool results streams in one piece at the end (held back whole, so a
+retry never has to take back text already sent).
 
 `Turn.debug()` is the teaching view: the exact prompt, the raw text, what the parser made of
 it, and under `help` every intervention with what the model first wrote (see
@@ -34,7 +36,7 @@ import json
 import secrets
 import time
 
-from reactlab.server import assist, more_calls
+from reactlab.server import assist, invented, more_calls
 from reactlab.server.constrain import choice_schema, tool_call_schema
 from reactlab.server.engines import Generation
 from reactlab.server.holdback import HoldBack
@@ -106,6 +108,8 @@ class Turn:
         self.answered = assist.answered_calls(req.messages) if self.help else {}
         self.note: dict | None = None    # the system note added for the retry
         self.repeats_dropped: list = []  # repeated calls not sent (help on)
+        self.made_up_dropped: list = []  # calls with a number nobody wrote, not sent (help on)
+        self._written: set[float] | None = None  # the conversation's numbers (`invented`)
         self.interventions: list[dict] = []
         # More calls after a complete one (`more_calls`), where the request asked and allows it.
         self.more = (req.more_calls and self.use_tools and req.parallel_tool_calls
@@ -127,11 +131,11 @@ class Turn:
         self._usage_so_far[1] += g.completion_tokens
         return g
 
-    def _retry(self, mode: str, keys: list, on_text) -> None:
-        """Set up the next attempt: the note (naming the calls `keys`, `assist.call_key`s, and
-        their results), the prompt, the constraint; restart the stream."""
+    def _retry(self, mode: str, keys: list, on_text, note: dict | None = None) -> None:
+        """Set up the next attempt: the note (`note`, or one naming the calls `keys`,
+        `assist.call_key`s, and their results), the prompt, the constraint; restart the stream."""
         self.mode, self.use_tools = mode, mode == "answer_or_call"
-        self.note = assist.note(keys, self.answered, constrained=self.use_tools)
+        self.note = note or assist.note(keys, self.answered, constrained=self.use_tools)
         messages = [*self.req.messages, self.note]
         self.prompt = self.engine.template.render(messages, self.req.tools if self.use_tools
                                                   else None)
@@ -151,6 +155,7 @@ class Turn:
         first = g = self._attempt(on_text)
         if self.help and g.finish_reason == "stop":
             parsed, repeats = self._split(g.text)
+            made_up = self._made_up([c for c in parsed.calls if c not in repeats])
             if parsed.calls and len(repeats) == len(parsed.calls):
                 self._intervene("repeat_call", g.text, f"the conversation already has a result "
                                 f"for {_calls(repeats)}", "asked again, constrained to "
@@ -166,6 +171,16 @@ class Turn:
                                     "asked a last time without tools (as tool_choice none)")
                     self._retry("plain", keys, on_text)
                     g = self._attempt(on_text)
+            elif made_up and len(repeats) + len(made_up) == len(parsed.calls):
+                values = "; ".join(f"{c.name}: " + ", ".join(f"{a} = {v}" for a, v in vals)
+                                   for c, vals in made_up)
+                self._intervene("made_up_value", g.text, "every call has a required number "
+                                f"written nowhere in the conversation ({values})",
+                                "asked again without tools (as tool_choice none), with a note "
+                                "of the calls not made")
+                self._retry("plain", [], on_text, note=invented.note(
+                    [(c.name, c.arguments, vals) for c, vals in made_up]))
+                g = self._attempt(on_text)
             elif (not parsed.calls and not parsed.content
                   and assist.after_tool_results(self.req.messages)):
                 self._intervene("empty_reply", g.text, "no content and no call right after "
@@ -250,6 +265,21 @@ class Turn:
                           completion_tokens=g.completion_tokens, cached_tokens=g.cached_tokens,
                           timings=g.timings)
 
+    def _made_up(self, calls) -> list:
+        """(call, [(argument, number), …]) for each of `calls` whose required arguments hold
+        a number the conversation never wrote (`invented`); [] with the help off."""
+        if not (self.help and calls):
+            return []
+        if self._written is None:
+            self._written = invented.written_numbers(self.req.messages)
+        out = []
+        for c in calls:
+            vals = invented.made_up(c.arguments, invented.required_of(self.req.tools, c.name),
+                                    self._written)
+            if vals:
+                out.append((c, vals))
+        return out
+
     def _split(self, text: str):
         """(ParsedReply, the calls in it that repeat an answered call) for this attempt."""
         if not self.use_tools:
@@ -270,6 +300,11 @@ class Turn:
         if repeats:  # help on: a call already answered is not sent again
             parsed.calls = [c for c in parsed.calls if c not in repeats]
             self.repeats_dropped = repeats
+        if self.mode in ("normal", "choice"):  # help on: nor one with a made-up number
+            made_up = [c for c, _ in self._made_up(parsed.calls)]
+            if made_up and len(made_up) < len(parsed.calls):  # all of them: generate() retried
+                parsed.calls = [c for c in parsed.calls if c not in made_up]
+                self.made_up_dropped = made_up
         if parsed.calls:
             keep = self.max_tool_calls if self.req.parallel_tool_calls else 1
             parsed.calls, self.calls_dropped = parsed.calls[:keep], parsed.calls[keep:]
@@ -310,6 +345,8 @@ class Turn:
                 "help": {"on": self.help, "interventions": self.interventions,
                          "repeated_calls_dropped": [{"name": c.name, "arguments": c.arguments}
                                                     for c in self.repeats_dropped],
+                         "made_up_calls_dropped": [{"name": c.name, "arguments": c.arguments}
+                                                   for c in self.made_up_dropped],
                          "attempts": self.attempts if self.interventions else []},
                 "more_calls": {"on": self.more, "opened": self.opened},
                 "finish_reason": self.finish_reason(), "engine_finish_reason": g.finish_reason if g

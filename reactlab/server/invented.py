@@ -1,0 +1,184 @@
+"""A call with a made-up number: a required argument holds a number the conversation never wrote.
+
+Measured on BFCL's irrelevance cases (a question none of the offered functions can answer):
+the 1.5B calls a function anyway, about half the time, and fills the arguments it has no
+value for with numbers of its own — `regression_model.predict(features=[100000, 2000, …])` for
+"the average house price in California", `probability_coin_toss_heads(coin_tosses=52)` for a
+face card in a deck. A number the user never wrote, no tool returned and no earlier call
+used is a value the model invented; a tool run with it answers a question nobody asked. So
+the server's help (`chat.Turn`, under `tool_choice` "auto") does not return such a call, and
+when no call is left it asks the model once more without tools (`note` says why).
+
+What counts as written: every number in the conversation's text — user, system and tool
+messages, the assistant's text and its earlier calls' arguments — in digits ("1,500", "2.5",
+"50%" also as 0.5, a sign ignored, "$1.2M" also as 1200000) or as a common word ("two",
+"dozen", "half", 两); a period also writes its length ("next week" 7, "a decade" 10). Only
+*required* arguments are checked (an optional one the model fills is the tool's default at
+worst), and only numbers, in arguments whose schema allows more than a string or a boolean: a
+string may be a fair rewording ("British pounds" -> "GBP"), so strings are never judged (none
+of the course's own tools takes a number: this rule never touches their calls). What this module does NOT do: check the arithmetic
+of a value the model computed from written numbers (a converted unit is dropped too — the
+price of this rule, measured on BFCL's simple and multiple cases in
+`benchmarks/results/bfcl_notes.md`), or judge strings, types or the choice of tool.
+Introduced in notebook 09 (the server's help); the pieces are pure, `chat.Turn` runs them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from reactlab.server.more_calls import question_numbers
+
+MAX_TEXT = 200_000  # characters of the conversation read for numbers (a bound)
+MAX_DEPTH = 20      # nesting of an argument value looked into
+
+_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
+    "million": 1_000_000, "billion": 1_000_000_000, "dozen": 12, "half": 0.5,
+    "quarter": 0.25, "once": 1, "twice": 2, "double": 2, "triple": 3, "pair": 2, "couple": 2,
+    "single": 1, "first": 1, "second": 2, "third": 3,
+}
+_WORD = re.compile(r"\b(" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")s?\b",
+                   re.IGNORECASE)
+# a number with a magnitude after it ("$1.2M", "5k", "3 billion") also writes the product
+_SCALED = re.compile(r"(\d+(?:\.\d+)?)\s*(k|m|mm|b|bn|thousand|million|billion|trillion)\b",
+                     re.IGNORECASE)
+_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9,
+           "bn": 1e9, "billion": 1e9, "trillion": 1e12}
+# a period names its length in the next smaller units ("next week" -> 7 days)
+_PERIODS = {"minute": (60,), "hour": (60,), "day": (24,), "week": (7,), "fortnight": (14,),
+            "month": (30, 4), "quarter": (3,), "year": (12, 52, 365), "decade": (10,),
+            "century": (100,)}
+_PERIOD = re.compile(r"\b(" + "|".join(_PERIODS) + r")(?:s|ly)?\b", re.IGNORECASE)
+_CHINESE = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+            "七": 7, "八": 8, "九": 9, "十": 10, "百": 100, "千": 1000, "万": 10_000,
+            "半": 0.5}
+
+
+def _texts(messages: list[dict]) -> list[str]:
+    """Every text of the conversation: contents (text parts joined) and calls' arguments."""
+    out = []
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        content = m.get("content")
+        if isinstance(content, list):
+            content = " ".join(p.get("text", "") for p in content
+                               if isinstance(p, dict) and isinstance(p.get("text"), str))
+        if isinstance(content, str):
+            out.append(content)
+        for call in m.get("tool_calls") or []:
+            args = (call.get("function") or {}).get("arguments") if isinstance(call, dict) else None
+            if isinstance(args, str):
+                out.append(args)
+    return out
+
+
+def written_numbers(messages: list[dict]) -> set[float]:
+    """The numbers the conversation writes, as values (at most MAX_TEXT characters read).
+
+    Example: written_numbers([{"role": "user", "content": "two tickets at 1,500 yuan, 5% off"}])
+             -> {2.0, 1500.0, 5.0, 0.05}
+    """
+    out: set[float] = set()
+    left = MAX_TEXT
+    for text in _texts(messages):
+        text = text[:left]
+        left -= len(text)
+        for start in range(0, len(text), 20_000):  # question_numbers reads 20,000 at a time
+            out |= question_numbers(text[start:start + 20_000])
+        out |= {float(_WORDS[w.group(1).lower()]) for w in _WORD.finditer(text)}
+        out |= {round(float(m.group(1)) * _SCALES[m.group(2).lower()], 9)
+                for m in _SCALED.finditer(text)}
+        out |= {float(n) for m in _PERIOD.finditer(text) for n in _PERIODS[m.group(1).lower()]}
+        out |= {float(v) for ch, v in _CHINESE.items() if ch in text}
+        if left <= 0:
+            break
+    return out
+
+
+def _numbers(value: Any, depth: int = 0) -> list[int | float]:
+    """The numbers inside an argument value (booleans are not numbers here).
+    Example: _numbers({"a": [1, "x", True, 2.5]}) -> [1, 2.5]"""
+    if depth > MAX_DEPTH:
+        return []
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v, depth + 1)]
+    if isinstance(value, list):
+        return [n for v in value for n in _numbers(v, depth + 1)]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [value]
+    return []
+
+
+def required_of(tools: list[dict], name: str) -> list[str]:
+    """The required arguments of tool `name` in a request's `tools` that may hold a number:
+    those whose schema type is not only "string" or "boolean" ([] if none or unknown).
+
+    Example: required_of([{"type": "function", "function": {"name": "f", "parameters":
+             {"type": "object", "properties": {"x": {"type": "integer"}, "s": {"type":
+             "string"}}, "required": ["x", "s"]}}}], "f") -> ["x"]
+    """
+    for t in tools:
+        fn = (t.get("function") or {}) if isinstance(t, dict) else {}
+        if fn.get("name") != name:
+            continue
+        params = fn.get("parameters") or {}
+        props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
+        out = []
+        for r in params.get("required") or []:
+            if not isinstance(r, str):
+                continue
+            kind = (props.get(r) or {}).get("type") if isinstance(props.get(r), dict) else None
+            kinds = set(kind) if isinstance(kind, list) else {kind}
+            if not kinds <= {"string", "boolean", "null"}:
+                out.append(r)
+        return out
+    return []
+
+
+def made_up(arguments: str, required: list[str], written: set[float]) -> list[tuple[str, Any]]:
+    """The (argument, number) pairs of a call's required arguments that are not `written`.
+
+    Example: made_up('{"coin_tosses": 52, "coin_type": "fair"}', ["coin_tosses"], {1.0})
+             -> [("coin_tosses", 52)]
+    """
+    try:
+        args = json.loads(arguments) if arguments.strip() else {}
+    except (ValueError, RecursionError):
+        return []  # not JSON: the parser's business, not this rule's
+    if not isinstance(args, dict):
+        return []
+    out = []
+    for name in required:
+        for n in _numbers(args.get(name)):
+            try:
+                key = round(abs(float(n)), 9)
+            except (OverflowError, ValueError):
+                key = None
+            if key not in written:
+                out.append((name, n))
+    return out
+
+
+def note(calls: list[tuple[str, str, list[tuple[str, Any]]]]) -> dict:
+    """The system message added before the retry without tools.
+
+    Example: note([("f", '{"x": 52}', [("x", 52)])])["content"]
+             -> 'The call f({"x": 52}) was not made: x = 52 is written nowhere in the …'
+    """
+    said = " ".join(
+        f"The call {name}({args}) was not made: "
+        + ", ".join(f"{arg} = {value}" for arg, value in values)
+        + " is written nowhere in the conversation." for name, args, values in calls)
+    return {"role": "system", "content": f"{said} Answer the user in plain text without "
+            "calling a tool; if a value you need is missing, ask the user for it."}
+
+
+__all__ = ["MAX_TEXT", "made_up", "note", "required_of", "written_numbers"]
