@@ -30,6 +30,7 @@ import re
 from typing import Any
 
 from reactlab.server.more_calls import question_numbers
+from reactlab.server.template import content_text
 
 MAX_TEXT = 200_000  # characters of the conversation read for numbers (a bound)
 MAX_DEPTH = 20      # nesting of an argument value looked into
@@ -62,17 +63,12 @@ _CHINESE = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4
 
 
 def _texts(messages: list[dict]) -> list[str]:
-    """Every text of the conversation: contents (text parts joined) and calls' arguments."""
+    """Every text of the conversation, as the model reads it, and its calls' arguments."""
     out = []
     for m in messages:
         if not isinstance(m, dict):
             continue
-        content = m.get("content")
-        if isinstance(content, list):
-            content = " ".join(p.get("text", "") for p in content
-                               if isinstance(p, dict) and isinstance(p.get("text"), str))
-        if isinstance(content, str):
-            out.append(content)
+        out.append(content_text(m.get("content")))
         for call in m.get("tool_calls") or []:
             args = (call.get("function") or {}).get("arguments") if isinstance(call, dict) else None
             if isinstance(args, str):

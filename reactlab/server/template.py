@@ -51,8 +51,9 @@ def _raise(message: str):
     raise TemplateError(message)
 
 
-def _text(content) -> str:
-    """Message content as plain text: None -> "", a list of text parts -> their concatenation."""
+def content_text(content) -> str:
+    """Message content as the model reads it: None -> "", a list of text parts -> their
+    concatenation (also what `invented` reads numbers from)."""
     if content is None:
         return ""
     if isinstance(content, list):
@@ -74,7 +75,7 @@ def prepare_messages(messages: list[dict]) -> list[dict]:
     for message in messages:
         m = dict(message)
         m["role"] = "system" if m.get("role") == "developer" else m.get("role")
-        m["content"] = _text(m.get("content"))
+        m["content"] = content_text(m.get("content"))
         if m["role"] == "assistant" and m.get("tool_calls"):  # the template shows no others
             calls = []
             for call in m["tool_calls"]:
