@@ -29,11 +29,10 @@ import json
 import re
 from typing import Any
 
-from reactlab.server.more_calls import question_numbers
+from reactlab.server.more_calls import leaves, question_numbers
 from reactlab.server.template import content_text
 
 MAX_TEXT = 200_000  # characters of the conversation read for numbers (a bound)
-MAX_DEPTH = 20      # nesting of an argument value looked into
 
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -87,8 +86,7 @@ def written_numbers(messages: list[dict]) -> set[float]:
     for text in _texts(messages):
         text = text[:left]
         left -= len(text)
-        for start in range(0, len(text), 20_000):  # question_numbers reads 20,000 at a time
-            out |= question_numbers(text[start:start + 20_000])
+        out |= question_numbers(text, limit=MAX_TEXT)
         out |= {float(_WORDS[w.group(1).lower()]) for w in _WORD.finditer(text)}
         out |= {round(float(m.group(1)) * _SCALES[m.group(2).lower()], 9)
                 for m in _SCALED.finditer(text)}
@@ -99,18 +97,10 @@ def written_numbers(messages: list[dict]) -> set[float]:
     return out
 
 
-def _numbers(value: Any, depth: int = 0) -> list[int | float]:
+def _numbers(value: Any) -> list[int | float]:
     """The numbers inside an argument value (booleans are not numbers here).
     Example: _numbers({"a": [1, "x", True, 2.5]}) -> [1, 2.5]"""
-    if depth > MAX_DEPTH:
-        return []
-    if isinstance(value, dict):
-        return [n for v in value.values() for n in _numbers(v, depth + 1)]
-    if isinstance(value, list):
-        return [n for v in value for n in _numbers(v, depth + 1)]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return [value]
-    return []
+    return [v for v in leaves(value) if isinstance(v, (int, float)) and not isinstance(v, bool)]
 
 
 def required_of(tools: list[dict], name: str) -> list[str]:

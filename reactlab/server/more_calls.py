@@ -61,15 +61,15 @@ def question_text(messages: list[dict]) -> str:
     return ""
 
 
-def _leaves(value: Any, depth: int = 0) -> list[Any]:
+def leaves(value: Any, depth: int = 0) -> list[Any]:
     """Every scalar inside an argument value, to a depth of 20.
-    Example: _leaves({"a": [1, "x"]}) -> [1, "x"]"""
+    Example: leaves({"a": [1, "x"]}) -> [1, "x"]"""
     if depth > 20:
         return []
     if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v, depth + 1)]
+        return [leaf for v in value.values() for leaf in leaves(v, depth + 1)]
     if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v, depth + 1)]
+        return [leaf for v in value for leaf in leaves(v, depth + 1)]
     return [value]
 
 
@@ -91,8 +91,8 @@ def grounded(arguments: str, earlier: list[str], question: str) -> bool:
     if args is None:
         return False
     seen = {json.dumps(v) for e in earlier if (a := _arguments(e)) is not None
-            for v in _leaves(a)}
-    new = [v for v in _leaves(args) if json.dumps(v) not in seen and not isinstance(v, bool)
+            for v in leaves(a)}
+    new = [v for v in leaves(args) if json.dumps(v) not in seen and not isinstance(v, bool)
            and v is not None and str(v).strip()]
     text = question.casefold()
     numbers = question_numbers(question)
@@ -105,14 +105,15 @@ def _key(x: float) -> float:
     return round(float(x), 9)
 
 
-def question_numbers(question: str) -> set[float]:
+def question_numbers(question: str, limit: int = MAX_QUESTION) -> set[float]:
     """The numbers the question writes, as values: "1,000,000" is 1000000, "50%" is 50 and
-    0.5, "- 7" is 7 (a number argument is compared by its absolute value).
+    0.5, "- 7" is 7 (a number argument is compared by its absolute value); the first `limit`
+    characters are read.
 
     Example: question_numbers("a 60% chance, 10 shots") -> {60.0, 0.6, 10.0}
     """
     out: set[float] = set()
-    for m in _NUMBER.finditer(question[:MAX_QUESTION]):
+    for m in _NUMBER.finditer(question[:limit]):
         digits, percent = m.group(1), m.group(2)
         grouped = _GROUPED.fullmatch(digits)  # "1,000,000" is one number, "45,60" two
         pieces = [digits.replace(",", "")] if grouped else [p for p in digits.split(",") if p]
@@ -140,5 +141,5 @@ def wrap(body: str) -> str:
     return "\n" + OPEN + body.strip() + "\n" + CLOSE
 
 
-__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "call_text", "grounded", "question_numbers",
-           "question_text", "wrap"]
+__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "call_text", "grounded", "leaves",
+           "question_numbers", "question_text", "wrap"]
