@@ -200,6 +200,8 @@ def run_one(config: Config, task, conn: Any) -> dict:
               "next": lambda n: replace(Guards.on(n), more_calls=True),
               # the defaults plus the narrated-plan guard asking for a named tool not yet run
               "pending": lambda n: replace(Guards.on(n), pending_call=True),
+              # the defaults plus the per-day hint (the calculator over the days, once)
+              "perday": lambda n: replace(Guards.on(n), per_day_hints=True),
               }[config.guards](config.steps)
     use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
            if config.constrained or config.choice else conn)

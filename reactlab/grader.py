@@ -306,6 +306,26 @@ _START = re.compile(r"已(?:经)?有的?[ \t]*(\d+(?:\.\d+)?)|(?i:\bplus[ \t]+(?
                     r"|(\d+(?:\.\d+)?)[ \t]*(?:[A-Za-z元]+[ \t]+){0,2}?(?i:I[ \t]+already[ \t]+have)")
 
 
+def per_day_total(result: RunResult) -> tuple[Decimal, Decimal, list[Decimal], str] | None:
+    """(rate, days, the amounts already there, the calculator expression) when the question
+    counts one amount per day over the days the last successful `days_between` call returned;
+    None otherwise. `per_day_totals` checks an answer with it; `hints.per_day_hint` names the
+    calculator call with it.
+
+    Example: "…每天存 5 元，一共能存多少？" after days_between -> 306 ->
+             (Decimal("5"), Decimal("306"), [], "306 * 5")
+    """
+    question = normalise(result.question or "")
+    rates = [value(a or b) for a, b in _PER_DAY.findall(question)]
+    days = _day_counts(result)
+    if len(rates) != 1 or not days:
+        return None
+    rate, n = rates[0], abs(days[-1])
+    starts = [value(next(g for g in m if g)) for m in _START.findall(question)]
+    expr = f"{n:f} * {rate:f}" + "".join(f" + {s:f}" for s in starts)
+    return rate, n, starts, expr
+
+
 def per_day_totals(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
     """(reason, expression) when the question counts an amount per day over the days a
     `days_between` call returned, and the answer does not state that total.
@@ -315,18 +335,14 @@ def per_day_totals(answer: str | None, result: RunResult) -> list[tuple[str, str
              gave: the total is 193 * 10 = 1930, and the answer does not state it", "193 * 10")]
     It does NOT read the answer's wording: any stated figure equal to the total passes.
     """
-    question = normalise(result.question or "")
-    rates = [value(a or b) for a, b in _PER_DAY.findall(question)]
-    days = _day_counts(result)
-    if len(rates) != 1 or not days or not answer:
+    found = per_day_total(result)
+    if found is None or not answer:
         return []
-    rate, n = rates[0], abs(days[-1])
-    starts = [value(next(g for g in m if g)) for m in _START.findall(question)]
+    rate, n, starts, expr = found
     total = n * rate + sum(starts)
     stated = {value(f) for f in figures(answer)}
     if any(is_rounding(got, total) for got in stated):
         return []
-    expr = f"{n:f} * {rate:f}" + "".join(f" + {s:f}" for s in starts)
     return [((f"the question counts {rate:f} a day over the {n:f} days days_between gave: the "
              f"total is {expr} = {total:f}, and the answer does not state it"), expr)]
 

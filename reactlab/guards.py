@@ -22,6 +22,8 @@ One answer to each pitfall, shared by both agents through the one loop in `react
   4 of their fetches not counted as steps (`Guards.counted`), the expression of an asked mean
   or total once every reading is in (`aggregate_hints`), the ReAct closing request as plain chat
   (`plain_closing`); more calls opened by reactlab's server (`more_calls`) stays off;
+- the sixteenth round's per-day hint: the calculator call `days * amount` once days_between has
+  given the days of a question that counts an amount a day (`per_day_hints`);
 - a closing reply that is no answer (empty, a tool call, an echo, or a fact the grader corrects
   without a tool) is asked for once more, with what was wrong said first (`Guards.closing`);
 - older steps are folded into a summary once the history is long (`Guards.fold_point`, with
@@ -55,7 +57,7 @@ _ACTION_LINE = re.compile(r"^\s*Action\s*:", re.MULTILINE)
 
 # the eleventh round's levers switched off again, for `Guards.off()` and `Guards.basic()`
 _NO_LEVERS = {"plain_closing": False, "fetch_chain": False, "free_fetches": 0,
-              "aggregate_hints": False, "pending_call": False}
+              "aggregate_hints": False, "pending_call": False, "per_day_hints": False}
 
 
 @dataclass
@@ -91,6 +93,10 @@ class Guards:
     free_fetches: int = 4  # at most this many fetches a hint asked for are not counted as steps
     aggregate_hints: bool = True  # a calculator failed or held back once every reading of a
     # mean or total is in: the expression over the readings, the calculator required
+    # Kept in the sixteenth round (neutral on the suite's seven per-day tasks; it gives seed
+    # 001's question its calculator round):
+    per_day_hints: bool = True  # a calculator failed or held back once days_between gave
+    # the days of a question that counts an amount a day: the calculator call `days * amount`
     # Measured, and off: the twelfth round solved without it the one task it had gained (t44)
     more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
     # Native: a plan that names tools asks for the first named tool that has not run (never
@@ -113,7 +119,8 @@ class Guards:
         """The defaults: compaction at 2000 chars, loop detector, 3 parse errors, the grader's
         corrections, the quiet retry, calls held back until the figures they need arrive, the
         date and fetch hints (`reactlab.hints`) with the fetch chain, up to 4 hinted fetches not
-        counted as steps, the aggregate hint, and the ReAct closing request as plain chat."""
+        counted as steps, the aggregate and per-day hints, and the ReAct closing request as
+        plain chat."""
         return cls(max_steps=max_steps)
 
     @classmethod

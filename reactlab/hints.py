@@ -38,10 +38,14 @@ still missing are fetched one after another (`chained`; with `Guards.free_fetche
 those fetches do not count as steps). With `Guards.aggregate_hints` a calculator call that failed or was
 held back, once every reading of a mean or a total the question asks for is in, is followed by
 the calculator call over those readings (`aggregate_hint`, `prompts/aggregate_hint.txt`; the
-expression comes from `grader.asked_aggregate`). Once per run.
+expression comes from `grader.asked_aggregate`). Once per run. With `Guards.per_day_hints`
+(on by default since the sixteenth round) the same for a question that counts an amount per
+day, once `days_between` has given the days: the calculator call `days * amount (+ what is
+already there)` (`per_day_hint`, `prompts/per_day_hint.txt`; from `grader.per_day_total`).
+Once per run.
 
-After the call a date, inside or aggregate hint required has run, the step's feedback is a short
-note instead (`done_note`, `prompts/hint_done.txt`): that call has run, do not make it again, go
+After the call a date, inside, aggregate or per-day hint required has run, the step's feedback
+is a short note instead (`done_note`, `prompts/hint_done.txt`): that call has run, do not make it again, go
 on with the question. Without it the hint's "Make that call now" stays the last thing a native
 request says, and the 1.5B made the call again until the loop detector stopped it.
 
@@ -74,6 +78,7 @@ TODAY_EVENT = "today hint"  # the step event of the run's one today hint
 FETCH_EVENT = "fetch hint"  # the step event of a fetch hint: "fetch hint: get_weather for 深圳"
 INSIDE_EVENT = "inside hint"  # the step event of the run's one inside hint
 AGGREGATE_EVENT = "aggregate hint"  # the step event of the run's one aggregate hint
+PER_DAY_EVENT = "per-day hint"  # the step event of the run's one per-day hint
 DONE_EVENT = "hint done"  # the step event of the note after a hinted call has run
 # a tool called inside an expression: get_weather('厦门')['temperature'], get_weather("x").humidity
 _INSIDE = re.compile("(" + "|".join(t for _, _, t in claims.COURSE_DATA) + ")"  # the fetching tools
@@ -320,8 +325,38 @@ def aggregate_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
     return render_template("aggregate_hint", named=named, kind=kind, call=call), "calculator"
 
 
+def per_day_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
+    """(feedback, "calculator") when the last step's calculator call failed or was held back,
+    the question counts an amount per day, and a `days_between` call has returned the days
+    (`grader.per_day_total`); None otherwise, and after the run's first one.
+
+    Seen on seed 001's question in notebook 05: the 1.5B writes `days_between` and
+    `calculator("5 * (2027-2026-03+1)")` in one reply; the calculator is held back, and the
+    model then writes a plan, or the same guess again, and multiplies in its head.
+
+    Example: days_between -> 306 and calculator("5 * (2027-2026)") held back, question "…每天存
+             5 元，一共能存多少？" -> ('days_between gave 306 days, and the question counts 5 a
+             day. The total is calculator({"expression": "306 * 5"}). Make that call now.',
+             "calculator")
+    """
+    if not steps or _given(steps, PER_DAY_EVENT):
+        return None
+    if not any(c.name == "calculator" and c.error for c in steps[-1].tool_calls):
+        return None
+    from reactlab.grader import per_day_total  # the grader's reading of the question
+
+    found = per_day_total(RunResult(question, None, "final", steps=list(steps)))
+    if found is None:
+        return None
+    rate, days, starts, expression = found
+    start = f", plus {' + '.join(f'{s:f}' for s in starts)} already there" if starts else ""
+    call = f"calculator({json.dumps({'expression': expression}, ensure_ascii=False)})"
+    return render_template("per_day_hint", days=f"{days:f}", rate=f"{rate:f}", start=start,
+                           call=call), "calculator"
+
+
 def done_note(question: str, steps: list[Step]) -> str | None:
-    """The note after the call a date or inside hint required has run: its result is in, do
+    """The note after the call a date, inside, aggregate or per-day hint required has run: its result is in, do
     not make it again, go on with the question. None otherwise, and after a fetch hint.
 
     Measured on native calls: the hint is the last user message, so after the hinted call's
@@ -334,7 +369,8 @@ def done_note(question: str, steps: list[Step]) -> str | None:
     """
     if len(steps) < 2 or not steps[-2].require_call:
         return None
-    if not any(e.startswith((EVENT, INSIDE_EVENT, AGGREGATE_EVENT)) for e in steps[-2].events):
+    if not any(e.startswith((EVENT, INSIDE_EVENT, AGGREGATE_EVENT, PER_DAY_EVENT))
+               for e in steps[-2].events):
         return None  # not after a fetch hint: measured, the restated question made the
         # native model start over and fetch everything again (t29, t45 of the fifth round)
     for c in steps[-1].tool_calls:
@@ -352,6 +388,7 @@ __all__ = [
     "EVENT",
     "FETCH_EVENT",
     "INSIDE_EVENT",
+    "PER_DAY_EVENT",
     "aggregate_hint",
     "chained",
     "date_hint",
@@ -359,6 +396,7 @@ __all__ = [
     "fetch_hint",
     "fetchers",
     "inside_hint",
+    "per_day_hint",
     "today_from",
     "unfetched",
     "with_figures",

@@ -37,12 +37,14 @@ from reactlab.hints import (
     DONE_EVENT,
     FETCH_EVENT,
     INSIDE_EVENT,
+    PER_DAY_EVENT,
     TODAY_EVENT,
     aggregate_hint,
     date_hint,
     done_note,
     fetch_hint,
     inside_hint,
+    per_day_hint,
     today_hint,
 )
 from reactlab.hints import EVENT as HINT_EVENT
@@ -271,6 +273,10 @@ def run_tools(registry: ToolRegistry, calls: list[dict], guards: Guards, step: S
         # a calculator failed or was held back, and every reading of the asked mean/total is in
         step.feedback, step.require_call = hint
         step.events.append(f"{AGGREGATE_EVENT}: calculator over the readings required")
+    elif guards.per_day_hints and (hint := per_day_hint(question, [*earlier, step])):
+        # a calculator failed or was held back, the question counts an amount a day, the days are in
+        step.feedback, step.require_call = hint
+        step.events.append(f"{PER_DAY_EVENT}: calculator over the days required")
     elif guards.fetch_hints and (hint := fetch_hint(question, [*earlier, step],
                                                     registry.names(), guards.fetch_chain)):
         # a call failed or was held back while a name the question asks about has no result

@@ -553,7 +553,8 @@ def test_a_call_fed_figures_not_seen_yet_is_held_back():
     first = r.steps[0].tool_calls
     assert first[0].observation == "306" and first[1].error
     assert first[1].observation.startswith("Not run: calculator was given 11, 30, which")
-    assert r.steps[0].events == ["held back 1 call(s) fed figures no earlier result gives"]
+    assert r.steps[0].events == ["held back 1 call(s) fed figures no earlier result gives",
+                                 "per-day hint: calculator over the days required"]
     tool_messages = [m for m in conn.requests[1]["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2"]  # every id answered
     assert r.answer == "还有306天，一共能存1530元。"

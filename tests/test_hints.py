@@ -488,3 +488,66 @@ def test_a_run_with_the_aggregate_hint_computes_the_mean_and_is_sent_back_to_the
     assert r.steps[5].events[-1].startswith("hint done")
     assert r.status == "final" and Guards.on().aggregate_hints is True
     assert Guards.basic().aggregate_hints is False and Guards.off().aggregate_hints is False
+
+
+# --- the per-day hint: the calculator over the days, once days_between has given them --------
+
+SAVINGS = "今天是几号？到 2027-01-01 还有多少天？如果这些天每天存 5 元，一共能存多少？"
+DAYS = ToolCallRecord("days_between", {"date1": "2026-03-01", "date2": "2027-01-01"}, "306")
+GUESS = ToolCallRecord("calculator", {"expression": "5 * (2027-2026-03+1)"},
+                       "Not run: calculator was called in the same reply as a call whose result "
+                       "it may need, before that result came back.", error=True)
+
+
+def test_a_held_back_guess_beside_the_days_gets_the_total_expression():
+    """Notebook 05, seed 001: days_between and a guessed calculator call in one reply."""
+    from reactlab.hints import per_day_hint
+    steps = [Step(1, "action", tool_calls=[TODAY]), Step(2, "action", tool_calls=[DAYS, GUESS])]
+    assert per_day_hint(SAVINGS, steps) == (
+        ('days_between gave 306 days, and the question counts 5 a day. The total is '
+        'calculator({"expression": "306 * 5"}). Make that call now.'), "calculator")
+    steps[-1].events.append("per-day hint: calculator over the days required")
+    assert per_day_hint(SAVINGS, [*steps, Step(3, "action", tool_calls=[GUESS])]) is None  # once
+
+
+def test_the_per_day_hint_adds_what_is_already_there():
+    from reactlab.hints import per_day_hint
+    q = "今天到2026年6月18日还有多少天？如果每天存 20 元，再加上已有的 500 元，到那天一共有多少钱？"
+    days = ToolCallRecord("days_between", {"date1": "2026-03-01", "date2": "2026-06-18"}, "109")
+    feedback, _ = per_day_hint(q, [Step(1, "action", tool_calls=[days, GUESS])])
+    assert feedback == ('days_between gave 109 days, and the question counts 20 a day, plus 500 '
+                        'already there. The total is calculator({"expression": "109 * 20 + '
+                        '500"}). Make that call now.')
+
+
+def test_no_per_day_hint_without_the_days_a_failed_calculator_or_an_amount_a_day():
+    from reactlab.hints import per_day_hint
+    failed_days = ToolCallRecord("days_between", {"date1": "2025-10-01", "date2": "2027-01-01"},
+                                 "Not run: days_between was given 2025, …", error=True)
+    ran = ToolCallRecord("calculator", {"expression": "306 * 5"}, "1530")
+    assert per_day_hint(SAVINGS, [Step(1, "action", tool_calls=[failed_days, GUESS])]) is None
+    assert per_day_hint(SAVINGS, [Step(1, "action", tool_calls=[DAYS, ran])]) is None
+    assert per_day_hint("到 2027-01-01 还有多少天？", [Step(1, "action", tool_calls=[DAYS, GUESS])]) is None
+    assert per_day_hint(SAVINGS, []) is None
+
+
+def test_a_run_with_the_per_day_hint_computes_the_total_and_goes_back_to_the_question():
+    """The four rounds of seed 001: get_today, days_between (with a guess held back), the
+    calculator the hint asked for, the answer; both protocols share the hook in `run_tools`."""
+    replies = [Reply(None, [tool_call("t", "get_today", "{}")]),
+               Reply(None, [tool_call("d", "days_between",
+                                      '{"date1": "2026-03-01", "date2": "2027-01-01"}'),
+                            tool_call("g", "calculator", '{"expression": "5 * (2027-2026)"}')]),
+               Reply(None, [tool_call("c", "calculator", '{"expression": "306 * 5"}')]),
+               "今天是 2026-03-01，到 2027-01-01 还有 306 天，一共能存 1530 元。"]
+    conn = ScriptedConn(*replies)
+    r = run_function_calling(SAVINGS, conn=conn, tools=default_registry(),
+                             guards=Guards(per_day_hints=True))
+    assert r.steps[1].tool_calls[1].error  # the guess was held back
+    assert r.steps[1].events[-1] == "per-day hint: calculator over the days required"
+    assert conn.requests[2]["tool_choice"] == {"type": "function", "function": {"name": "calculator"}}
+    assert r.steps[2].tool_calls[0].observation == "1530"
+    assert r.steps[2].events[-1].startswith("hint done")  # not "Make that call now" again
+    assert r.status == "final" and r.answer.endswith("1530 元。")
+    assert Guards.on().per_day_hints is True
+    assert Guards.basic().per_day_hints is False and Guards.off().per_day_hints is False
