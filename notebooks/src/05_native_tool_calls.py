@@ -948,6 +948,13 @@ for i, arguments, others in early:
 print("calculations written before the result they need:", len(early))
 
 # %% [markdown]
+# The loop does not leave such a guess there. Once `days_between` has given the days, a
+# calculator call that was held back or failed is followed by the *per-day hint*: the loop
+# names the call to make from the day count and the question's 5 元 a day —
+# `calculator({"expression": "306 * 5"})` — and the next request requires the calculator. A
+# step with `guard: per-day hint` in the record above is that hint; the step after it shows
+# whether the model made the call. (Notebook 07 lists the hints with the other guards.)
+#
 # Whichever way this run went, the record says exactly where: which call came at which step,
 # what each tool returned, and whether the final text used those numbers or its own. If the
 # answer is wrong while the calls were right, the model failed at the last step — the
@@ -1011,6 +1018,10 @@ print("calculations written before the result they need:", len(early))
 # Solutions: [solutions/05_native_tool_calls_solutions.ipynb](solutions/05_native_tool_calls_solutions.ipynb)
 
 # %% [markdown] lang="zh-CN"
+# 循环不会对这样的猜测置之不理。一旦 `days_between` 给出了天数，一次被扣下或失败的计算器调用之后就会跟着*按天累计提示*（per-day hint）：
+# 循环根据天数和问题里的每天 5 元，点出该做的调用——`calculator({"expression": "306 * 5"})`——并要求下一次请求调用计算器。
+# 上面记录里带 `guard: per-day hint` 的那一步就是这个提示；它后面的一步说明模型有没有照做。（第 07 课把这些提示和其他护栏列在一起。）
+#
 # 不管这次运行结果如何，记录都准确说明了问题出在哪里：哪一步发出了哪个调用、每个工具返回了什么、最终文本用的是
 # 这些数字还是它自己的数字。如果调用都对而答案错了，那就是模型在最后一步失败了——这正是这个模型出了名的
 # "读不懂自己的工具结果"问题；第 06 课会给两种协议在这方面的表现拿出数字。答案的文字也要读：评分器检查数字和名称，

@@ -514,6 +514,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | fetch | any call, while a city or stock the question asks about has no result; and right after a hinted fetch, while another still has none | "Call get_weather for 深圳 now" (once per name) |
 # | inside | a calculator that called a tool inside its expression, once those tools answered | the expression with their figures in place |
 # | aggregate | a calculator call that failed or was held back, once every reading of an asked mean or total is in | the calculator call over the readings, e.g. `(26.1 + 21.5 + 20.3 + 20.9) / 4` |
+# | per-day | the same, once `days_between` has given the days of a question that counts an amount a day | the calculator call over the days, e.g. `306 * 5` |
 #
 # Up to four fetches a hint asked for do not count against the step budget (`Guards.counted`):
 # measured on averages over four cities, the budget used to run out on the fetches, before
@@ -522,7 +523,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # (`Guards.plain_closing`) — because asked inside the scratchpad, the 1.5B now and then began a
 # new Action instead of answering.
 #
-# Once the call a date or inside hint asked for has run, that step ends with a short note
+# Once the call a date, inside, aggregate or per-day hint asked for has run, that step ends with a short note
 # instead (not after a fetch hint: measured, the note made the model start over): the call has run, do
 # not make it again, go on with the question. Without it, a native request's last message still
 # said "make that call now", and the model made the same call again until the loop detector
@@ -554,10 +555,11 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | fetch（取数） | 任何调用之后，问题问到的某个城市或股票还没有结果；以及一次按提示取数刚执行完、还有别的名字没有结果时 | “Call get_weather for 深圳 now”（每个名字最多一次） |
 # | inside（代入） | 计算器表达式里调用了工具，而那些工具已经回答 | 把它们的数字代进去的同一个表达式 |
 # | aggregate（汇总） | 问题问平均或总和、每个读数都已拿到时，一次失败或被扣下的计算器调用之后 | 按读数列出的计算器调用，如 `(26.1 + 21.5 + 20.3 + 20.9) / 4` |
+# | per-day（按天累计） | 同上，问题按天累计一个数额、`days_between` 已经给出天数时 | 按天数列出的计算器调用，如 `306 * 5` |
 #
 # 按提示做的取数最多有四次不计入步数预算（`Guards.counted`）：在四个城市求平均的问题上实测，以前预算常常在取数时就用完了，轮不到计算器。而文本 ReAct 的预算真的用完时，最终请求以普通对话的形式发出——列出问题和每个工具结果，没有 Thought 或 Action 格式（`Guards.plain_closing`）——因为在草稿本里提出这个请求时，1.5B 偶尔会开始写一个新的 Action，而不是作答。
 #
-# 日期提示或代入提示要求的那次调用执行之后，这一步改为一句简短的说明（取数提示之后不加：实测发现这句话会让模型从头再来）：那次调用已经做过，不要再做，回到问题上。没有这句话时，原生请求的最后一条消息仍是“现在就做那次调用”，模型会一再重复同一个调用，直到循环检测器把它拦下。
+# 日期、代入、汇总或按天累计提示要求的那次调用执行之后，这一步改为一句简短的说明（取数提示之后不加：实测发现这句话会让模型从头再来）：那次调用已经做过，不要再做，回到问题上。没有这句话时，原生请求的最后一条消息仍是“现在就做那次调用”，模型会一再重复同一个调用，直到循环检测器把它拦下。
 #
 # 下面是本系列遇到过的三个错误答案，以及模型会读到的替代内容（这里不调用模型）：
 
