@@ -71,6 +71,9 @@ def test_answered_calls_pairs_each_result_with_its_call():
     assert assist.answered_calls(ANSWERED) == {
         ("get_weather", '{"location": "广州"}'): RESULT}
     assert assist.answered_calls(ANSWERED[:2]) == {}  # asked, not answered yet
+    parts = [*ANSWERED[:2], {**ANSWERED[2], "content": [{"type": "text", "text": "24.2"},
+                                                         {"type": "text", "text": " °C"}]}]
+    assert list(assist.answered_calls(parts).values()) == ["24.2 °C"]  # as the model reads it
 
 
 def test_call_key_ignores_key_order_and_layout():

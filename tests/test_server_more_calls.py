@@ -13,7 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reactlab.server.more_calls import OPEN, PREFILL, grounded, question_numbers, question_text
+from reactlab.server.more_calls import (
+    MAX_QUESTION,
+    OPEN,
+    PREFILL,
+    grounded,
+    question_numbers,
+    question_text,
+)
 from reactlab.server.replay import ReplayEngine, serve_replay
 from reactlab.streaming import ToolCallAccumulator
 
@@ -111,6 +118,17 @@ def test_grounded_takes_only_new_values_found_in_the_question():
     assert not grounded("{not json", [boston], q)
     assert question_text([{"role": "user", "content": [{"type": "text", "text": "Hi"}]},
                           {"role": "assistant", "content": "x"}]) == "Hi"
+
+
+def test_question_text_is_the_text_the_model_reads():
+    """Parts are joined as the chat template joins them: "5" + "0" is 50, not "5 0"."""
+    from reactlab.server.template import content_text
+
+    parts = [{"type": "text", "text": "Save 5"}, {"type": "text", "text": "0 yuan a day"}]
+    assert question_text([{"role": "user", "content": parts}]) == content_text(parts)
+    assert 50.0 in question_numbers(question_text([{"role": "user", "content": parts}]))
+    assert question_text([{"role": "user", "content": None}]) == ""
+    assert question_text([{"role": "user", "content": "x" * 50_000}]) == "x" * MAX_QUESTION
 
 
 @settings(max_examples=80, deadline=None)

@@ -35,6 +35,7 @@ import json
 import re
 
 from reactlab.server.constrain import ANSWER_SCHEMA, call_schema
+from reactlab.server.template import content_text
 
 
 def call_key(name: str, arguments) -> tuple[str, str]:
@@ -68,10 +69,7 @@ def answered_calls(messages: list[dict]) -> dict[tuple[str, str], str]:
                 fn = call.get("function") or {}
                 asked[call.get("id")] = call_key(fn.get("name", ""), fn.get("arguments", ""))
         elif m.get("role") == "tool" and m.get("tool_call_id") in asked:
-            content = m.get("content")
-            if isinstance(content, list):
-                content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            out[asked[m["tool_call_id"]]] = str(content or "")
+            out[asked[m["tool_call_id"]]] = content_text(m.get("content"))
     return out
 
 

@@ -32,6 +32,8 @@ import json
 import re
 from typing import Any
 
+from reactlab.server.template import content_text
+
 OPEN = "<tool_call>\n"
 # written after OPEN too: with only the tag opened, the 1.5B ends its turn at once (BFCL's
 # parallel cases: an empty reply in the opened tag), so the call's first key is written for it
@@ -45,7 +47,8 @@ _NUMBER = re.compile(r"(\d[\d,]*(?:\.\d+)?|\.\d+)\s*(%|percent\b)?", re.IGNORECA
 
 
 def question_text(messages: list[dict]) -> str:
-    """The text of the last user message (text parts joined), at most MAX_QUESTION characters.
+    """The text of the last user message as the model reads it (`template.content_text`: text
+    parts joined as they are), at most MAX_QUESTION characters.
 
     Example: question_text([{"role": "user", "content": [{"type": "text", "text": "Hi"}]}])
              -> "Hi"
@@ -53,11 +56,7 @@ def question_text(messages: list[dict]) -> str:
     for m in reversed(messages):
         if m.get("role") != "user":
             continue
-        content = m.get("content")
-        if isinstance(content, list):
-            content = " ".join(p.get("text", "") for p in content
-                               if isinstance(p, dict) and isinstance(p.get("text"), str))
-        return (content if isinstance(content, str) else "")[:MAX_QUESTION]
+        return content_text(m.get("content"))[:MAX_QUESTION]
     return ""
 
 
