@@ -899,8 +899,9 @@ print("dates from neither get_today nor the question:", odd or "none")
 # errors and bad JSON turned into tool messages, parallel calls in order, an empty reply re-asked
 # once, the guards of notebook 07, and a `RunResult` with one `Step` per model call — the same
 # record the ReAct agent of notebook 04 returns. The savings question through it is a success
-# demo: today pinned to 2026-03-01, the answer must state 306 days and 1530
-# ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held in ten
+# demo: today pinned to 2026-03-01, the answer must state the figures 306 and 1530 (the grader
+# reads figures, not the words around them;
+# [`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held in ten
 # replays).
 
 # %% [markdown] lang="zh-CN"
@@ -915,7 +916,7 @@ print("dates from neither get_today nor the question:", odd or "none")
 # `reactlab.fc_agent.run_function_calling` 就是这个循环加上那些规则：系统提示词、把工具错误和坏 JSON
 # 转成 tool 消息、按顺序处理并行调用、空回复重问一次、第 07 课的护栏，以及一个每次模型调用对应一个 `Step`
 # 的 `RunResult`——和第 04 课的 ReAct 智能体返回的记录一样。用它来回答储蓄问题是一个成功演示：“今天”固定为 2026-03-01，
-# 答案必须给出 306 天和 1530（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次）。
+# 答案必须给出 306 和 1530 这两个数字（评分器读的是数字，不是数字周围的文字；[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次）。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -948,12 +949,18 @@ for i, arguments, others in early:
 print("calculations written before the result they need:", len(early))
 
 # %% [markdown]
-# The loop does not leave such a guess there. Once `days_between` has given the days, a
-# calculator call that was held back or failed is followed by the *per-day hint*: the loop
-# names the call to make from the day count and the question's 5 元 a day —
-# `calculator({"expression": "306 * 5"})` — and the next request requires the calculator. A
-# step with `guard: per-day hint` in the record above is that hint; the step after it shows
-# whether the model made the call. (Notebook 07 lists the hints with the other guards.)
+# The loop does not leave such a guess there. Once `days_between` has given the days, the step
+# that held back a calculator call (or saw one fail) ends with the *per-day hint*: the loop
+# writes the call to make from the day count and the question's 5 元 a day —
+# `calculator({"expression": "306 * 5"})` — and the next request requires the calculator. In
+# the record above, a step with `guard: per-day hint` and `told the model: days_between gave
+# 306 days…` is that hint, and the step after it shows whether the model made the call. If it
+# did, that step is the model copying a call the loop dictated — the loop's work as much as the
+# model's, which is what guards are for. (Notebook 07 lists the hints with the other guards.)
+# Two more lines of such a record: `truncated` means the reply ran into the agent's
+# `max_tokens=512`, and the calls written before the cut were whole — they are what ran; and a
+# "held back" tool result and the guard's "held back 1 call(s)" line are the same call, once
+# as the model reads it and once as the guard counts it.
 #
 # Whichever way this run went, the record says exactly where: which call came at which step,
 # what each tool returned, and whether the final text used those numbers or its own. If the
@@ -1018,9 +1025,12 @@ print("calculations written before the result they need:", len(early))
 # Solutions: [solutions/05_native_tool_calls_solutions.ipynb](solutions/05_native_tool_calls_solutions.ipynb)
 
 # %% [markdown] lang="zh-CN"
-# 循环不会对这样的猜测置之不理。一旦 `days_between` 给出了天数，一次被扣下或失败的计算器调用之后就会跟着*按天累计提示*（per-day hint）：
-# 循环根据天数和问题里的每天 5 元，点出该做的调用——`calculator({"expression": "306 * 5"})`——并要求下一次请求调用计算器。
-# 上面记录里带 `guard: per-day hint` 的那一步就是这个提示；它后面的一步说明模型有没有照做。（第 07 课把这些提示和其他护栏列在一起。）
+# 循环不会对这样的猜测置之不理。一旦 `days_between` 给出了天数，扣下了计算器调用（或者看到它失败）的那一步就会以*按天累计提示*（per-day hint）结束：
+# 循环根据天数和问题里的每天 5 元，写出该做的调用——`calculator({"expression": "306 * 5"})`——并要求下一次请求调用计算器。
+# 上面记录里带 `guard: per-day hint` 和 `told the model: days_between gave 306 days…` 的那一步就是这个提示；它后面的一步说明模型有没有照做。
+# 如果照做了，那一步是模型在抄循环替它写好的调用——功劳一半属于循环，而这正是护栏的用处。（第 07 课把这些提示和其他护栏列在一起。）
+# 这类记录里还有两行要会读：`truncated` 表示回复撞上了智能体的 `max_tokens=512`，截断之前写完整的调用照样执行了；
+# 工具结果里的 "held back" 和护栏的 "held back 1 call(s)" 说的是同一个调用，一个是模型读到的，一个是护栏记的数。
 #
 # 不管这次运行结果如何，记录都准确说明了问题出在哪里：哪一步发出了哪个调用、每个工具返回了什么、最终文本用的是
 # 这些数字还是它自己的数字。如果调用都对而答案错了，那就是模型在最后一步失败了——这正是这个模型出了名的
