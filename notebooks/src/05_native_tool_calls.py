@@ -890,8 +890,9 @@ print("dates from neither get_today nor the question:", odd or "none")
 # (For the same reason the calculator's description writes its average as `(a + b + c) / 3`:
 # letters cannot be copied into a call as if they were data.) Twenty lines of loop are enough for the mechanics —
 # and not enough for a model like this one: it also needs a system prompt that says when to
-# call tools, and rules for arguments that are not JSON, empty replies after a tool result,
-# repeated calls, provider errors. The rules are the subject of notebook 07.
+# call tools, and rules for arguments that are not JSON, a call written out as text instead of
+# made (the tiny loop takes any reply without `tool_calls` as the answer), empty replies after a
+# tool result, repeated calls, provider errors. The rules are the subject of notebook 07.
 #
 # ### This now lives in the package
 #
@@ -909,7 +910,7 @@ print("dates from neither get_today nor the question:", odd or "none")
 # 对照一下：`days_between` 的参数里有示例日期（`e.g. 2025-10-01`），一个没有任何指示的小模型可能会把示例当成事实，而不去调用
 # `get_today`。（出于同样的原因，计算器的描述把求平均写成 `(a + b + c) / 3`：字母没法被当成数据抄进调用里。）
 # 二十行的循环足以讲清机制——但对这样的模型来说还不够：它还需要一段说明何时调用工具的系统提示词，以及
-# 应对各种情况的规则：参数不是 JSON、工具结果之后的空回复、重复调用、服务商报错。这些规则是第 07 课的主题。
+# 应对各种情况的规则：参数不是 JSON、把调用当成文本写出来而没有真正发出（小循环把任何不带 `tool_calls` 的回复都当作答案）、工具结果之后的空回复、重复调用、服务商报错。这些规则是第 07 课的主题。
 #
 # ### 这部分现在已经放进包里了
 #
