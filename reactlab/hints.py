@@ -292,7 +292,7 @@ def inside_hint(steps: list[Step]) -> tuple[str, str] | None:
             # the model writes the next calculator call itself, from the results
             continue
         if (fixed := with_figures(expr, steps)) is not None:
-            call = f"calculator({json.dumps({'expression': fixed}, ensure_ascii=False)})"
+            call = _calculator(fixed)
             return render_template("inside_hint", call=call), "calculator"
     return None
 
@@ -311,18 +311,14 @@ def aggregate_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
              mean is calculator({"expression": "(26.1 + 21.5 + 20.3 + 20.9) / 4"}). Make that
              call now.', "calculator")
     """
-    if not steps or _given(steps, AGGREGATE_EVENT):
-        return None
-    if not any(c.name == "calculator" and c.error for c in steps[-1].tool_calls):
-        return None
     from reactlab.grader import asked_aggregate  # the grader's reading of the question
 
-    found = asked_aggregate(RunResult(question, None, "final", steps=list(steps)))
-    if found is None:
+    run = _after_failed_calculator(question, steps, AGGREGATE_EVENT)
+    if run is None or (found := asked_aggregate(run)) is None:
         return None
     kind, named, expression = found
-    call = f"calculator({json.dumps({'expression': expression}, ensure_ascii=False)})"
-    return render_template("aggregate_hint", named=named, kind=kind, call=call), "calculator"
+    return render_template("aggregate_hint", named=named, kind=kind,
+                           call=_calculator(expression)), "calculator"
 
 
 def per_day_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
@@ -339,25 +335,36 @@ def per_day_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
              day. The total is calculator({"expression": "306 * 5"}). Make that call now.',
              "calculator")
     """
-    if not steps or _given(steps, PER_DAY_EVENT):
-        return None
-    if not any(c.name == "calculator" and c.error for c in steps[-1].tool_calls):
-        return None
     from reactlab.grader import per_day_total  # the grader's reading of the question
 
-    found = per_day_total(RunResult(question, None, "final", steps=list(steps)))
-    if found is None:
+    run = _after_failed_calculator(question, steps, PER_DAY_EVENT)
+    if run is None or (found := per_day_total(run)) is None:
         return None
     rate, days, starts, expression = found
     start = f", plus {' + '.join(f'{s:f}' for s in starts)} already there" if starts else ""
-    call = f"calculator({json.dumps({'expression': expression}, ensure_ascii=False)})"
     return render_template("per_day_hint", days=f"{days:f}", rate=f"{rate:f}", start=start,
-                           call=call), "calculator"
+                           call=_calculator(expression)), "calculator"
+
+
+def _after_failed_calculator(question: str, steps: list[Step], event: str) -> RunResult | None:
+    """The run so far, for the grader to read, when its last step's calculator call failed or
+    was held back and the run has had no hint of this `event` yet; None otherwise."""
+    if not steps or _given(steps, event):
+        return None
+    if not any(c.name == "calculator" and c.error for c in steps[-1].tool_calls):
+        return None
+    return RunResult(question, None, "final", steps=list(steps))
+
+
+def _calculator(expression: str) -> str:
+    """The calculator call a hint names: calculator({"expression": "306 * 5"})."""
+    return f"calculator({json.dumps({'expression': expression}, ensure_ascii=False)})"
 
 
 def done_note(question: str, steps: list[Step]) -> str | None:
-    """The note after the call a date, inside, aggregate or per-day hint required has run: its result is in, do
-    not make it again, go on with the question. None otherwise, and after a fetch hint.
+    """The note after the call a date, inside, aggregate or per-day hint required has run: its
+    result is in, do not make it again, go on with the question. None otherwise, and after a
+    fetch hint.
 
     Measured on native calls: the hint is the last user message, so after the hinted call's
     result the model read "Make that call now" again and repeated the call until the loop
