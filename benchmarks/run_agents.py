@@ -202,6 +202,8 @@ def run_one(config: Config, task, conn: Any) -> dict:
               "pending": lambda n: replace(Guards.on(n), pending_call=True),
               # the defaults plus the per-day hint (the calculator over the days, once)
               "perday": lambda n: replace(Guards.on(n), per_day_hints=True),
+              # the defaults plus the days correction (a day count from nowhere: days_between named)
+              "days": lambda n: replace(Guards.on(n), days_correction=True),
               }[config.guards](config.steps)
     use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
            if config.constrained or config.choice else conn)

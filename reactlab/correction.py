@@ -32,6 +32,10 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
 - `cover`: the answer gives one name's figures and leaves another fetched name out ("长沙的湿度
   更低，为69%" when the question asks for both cities' humidity) → every asked name's reading,
   then answer again with all of them (no call needed).
+- `days` (made by `Guards.ground` under `Guards.days_correction`, from a `compute`): a figure
+  from nowhere when the question asks how many days and days_between has not run → the
+  days_between call with today's date (`hints.days_call`; the next request requires
+  days_between).
 
 Anything else the grader rejects gets no correction: the guard lets the answer stand (its
 verdict still says ✘). Among them an amount of the question left unused ("193" for "每天存 10
@@ -49,7 +53,7 @@ from reactlab import claims
 from reactlab.grader import grade
 from reactlab.runlog import RunResult
 
-KINDS = ("missing", "compute", "aggregate", "difference", "fact", "cover")
+KINDS = ("missing", "compute", "aggregate", "difference", "fact", "cover", "days")
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,13 @@ class Correction:
     @property
     def needs_call(self) -> bool:
         """True when the fix is a tool call: the next request should require one."""
-        return self.kind in ("missing", "compute", "aggregate", "difference")
+        return self.kind in ("missing", "compute", "aggregate", "difference", "days")
+
+    @property
+    def required(self) -> str | None:
+        """What the next request requires: "days_between" for `days`, "any" call for the
+        other kinds that need one, None when the fix is an answer."""
+        return "days_between" if self.kind == "days" else ("any" if self.needs_call else None)
 
 
 def correction(result: RunResult) -> Correction | None:

@@ -347,7 +347,7 @@ def per_day_totals(answer: str | None, result: RunResult) -> list[tuple[str, str
              f"total is {expr} = {total:f}, and the answer does not state it"), expr)]
 
 
-_DAYS_ASKED = re.compile(r"多少天|几天|(?i:how many days)")
+DAYS_ASKED = re.compile(r"多少天|几天|(?i:how many days)")  # the question asks a day count
 
 
 def unstated_days(answer: str | None, result: RunResult) -> list[str]:
@@ -356,7 +356,7 @@ def unstated_days(answer: str | None, result: RunResult) -> list[str]:
 
     Example: after days_between -> "109", the answer "2680" -> ["109"]
     """
-    if not answer or not _DAYS_ASKED.search(result.question or ""):
+    if not answer or not DAYS_ASKED.search(result.question or ""):
         return []
     days = _day_counts(result)
     if not days:

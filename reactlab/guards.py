@@ -46,7 +46,7 @@ from reactlab.compaction import compact_observation, compaction_event
 from reactlab.correction import Correction, correction
 from reactlab.figures import known_inputs, made_up
 from reactlab.grader import CALL_AS_ANSWER, echoes_question
-from reactlab.hints import chained
+from reactlab.hints import chained, days_call
 from reactlab.loop_detector import LoopDetector
 from reactlab.prompts import load_template, render_template
 from reactlab.runlog import ANSWER_ONLY, RunResult, Step
@@ -57,7 +57,8 @@ _ACTION_LINE = re.compile(r"^\s*Action\s*:", re.MULTILINE)
 
 # the eleventh round's levers switched off again, for `Guards.off()` and `Guards.basic()`
 _NO_LEVERS = {"plain_closing": False, "fetch_chain": False, "free_fetches": 0,
-              "aggregate_hints": False, "pending_call": False, "per_day_hints": False}
+              "aggregate_hints": False, "pending_call": False, "per_day_hints": False,
+              "days_correction": False}
 
 
 @dataclass
@@ -97,6 +98,9 @@ class Guards:
     # 001's question its calculator round):
     per_day_hints: bool = True  # a calculator failed or held back once days_between gave
     # the days of a question that counts an amount a day: the calculator call `days * amount`
+    # Measured in the sixteenth round: a `compute` correction for a question that asks how
+    # many days, when days_between never ran, names the days_between call instead
+    days_correction: bool = False
     # Measured, and off: the twelfth round solved without it the one task it had gained (t44)
     more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
     # Native: a plan that names tools asks for the first named tool that has not run (never
@@ -222,6 +226,10 @@ class Guards:
         if not self.grounding or sum(s.kind == "ungrounded" for s in steps) >= self.max_corrections:
             return None
         fix = correction(RunResult(question, answer, "final", steps=list(steps)))
+        if (self.days_correction and fix is not None and fix.kind == "compute" and not fix.fact
+                and (call := days_call(question, steps))):
+            # a day count from nowhere, days_between never run: name the call (hints.days_call)
+            fix = Correction("days", fix.reasons, fact=call)
         if not any(c.observation and not c.error for s in steps for c in s.tool_calls):
             # Nothing fetched to check figures against: common knowledge ("7 days") stands, and
             # so does an honest "could not fetch" after a tool that failed. Measured: asking
@@ -346,6 +354,8 @@ def correction_text(fix: Correction, question: str) -> str:
         return render_template("grounding_difference", fact=fix.fact, question=question)
     if fix.kind == "fact":
         return render_template("grounding_fact", fact=fix.fact, question=question)
+    if fix.kind == "days":
+        return render_template("grounding_days", fact=fix.fact, question=question)
     if fix.kind == "cover":
         return render_template("grounding_cover", fact=fix.fact, names=", ".join(fix.names),
                                question=question)

@@ -321,6 +321,35 @@ def aggregate_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
                            call=_calculator(expression)), "calculator"
 
 
+# a full date in a question: 2027-01-01, 2026年6月18日, 2026/6/18
+_QUESTION_DATE = re.compile(r"(?<!\d)(\d{4})\s*[-/年]\s*(\d{1,2})\s*[-/月]\s*(\d{1,2})(?!\d)")
+
+
+def days_call(question: str, steps: list[Step]) -> str | None:
+    """The `days_between` call a question that asks how many days needs, when get_today has
+    answered, no days_between call has run, and the question names exactly one full date
+    (other than today); None otherwise. The correction `days` names it
+    (`Guards.days_correction`).
+
+    Seen on the suite's ReAct t19: after get_today the 1.5B wrote `calculator("5 *
+    (2027-2026-1) / 3")` and answered "还有 365 天"; told to compute with the calculator, it
+    called get_today again, then answered "18 天".
+
+    Example: "…到 2027-01-01 还有多少天？…", get_today -> 2026-03-01 ->
+             'days_between({"date1": "2026-03-01", "date2": "2027-01-01"})'
+    """
+    from reactlab.grader import DAYS_ASKED
+
+    if not DAYS_ASKED.search(question) or any(
+            c.name == "days_between" and not c.error for s in steps for c in s.tool_calls):
+        return None
+    today = today_from(steps)
+    dates = {f"{y}-{int(m):02d}-{int(d):02d}" for y, m, d in _QUESTION_DATE.findall(question)}
+    if today is None or len(dates) != 1 or today in dates:
+        return None
+    return f"days_between({json.dumps({'date1': today, 'date2': dates.pop()})})"
+
+
 def per_day_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
     """(feedback, "calculator") when the last step's calculator call failed or was held back,
     the question counts an amount per day, and a `days_between` call has returned the days
@@ -399,6 +428,7 @@ __all__ = [
     "aggregate_hint",
     "chained",
     "date_hint",
+    "days_call",
     "done_note",
     "fetch_hint",
     "fetchers",

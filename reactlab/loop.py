@@ -188,7 +188,7 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
                     step.kind == "final") else None
                 if fix:  # the grader, used as a guard: a correction instead of the draft
                     raise Ungrounded(error=fix.reasons, feedback=correction_text(fix, question),
-                                     require_call="any" if fix.needs_call else None)
+                                     require_call=fix.required)
             except AgentError as exc:  # the model's mistake: recorded, fed back next request
                 step.kind, step.error, step.feedback = exc.kind, exc.error, exc.feedback
                 step.require_call = exc.require_call

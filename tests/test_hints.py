@@ -551,3 +551,47 @@ def test_a_run_with_the_per_day_hint_computes_the_total_and_goes_back_to_the_que
     assert r.status == "final" and r.answer.endswith("1530 元。")
     assert Guards.on().per_day_hints is True
     assert Guards.basic().per_day_hints is False and Guards.off().per_day_hints is False
+
+
+# --- the days correction: a day count from nowhere, days_between never run -------------------
+
+def test_days_call_names_days_between_with_today_and_the_questions_date():
+    from reactlab.hints import days_call
+    today = [Step(1, "action", tool_calls=[TODAY])]
+    assert days_call(SAVINGS, today) == (
+        'days_between({"date1": "2026-03-01", "date2": "2027-01-01"})')
+    assert days_call("今天到2026年6月18日还有多少天？", today) == (
+        'days_between({"date1": "2026-03-01", "date2": "2026-06-18"})')
+    assert days_call(SAVINGS, []) is None  # today not known yet
+    assert days_call(SAVINGS, [*today, Step(2, "action", tool_calls=[DAYS])]) is None  # it ran
+    assert days_call("How many days are there between 2026-01-15 and 2026-12-25?", today) is None
+    assert days_call("北京现在多少度？", today) is None  # no day count asked
+    assert days_call("今天是 2026-03-01，还有多少天？", today) is None  # the only date is today
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_days_call_never_raises_and_names_days_between(question):
+    from reactlab.hints import days_call
+    call = days_call(question, [Step(1, "action", tool_calls=[TODAY])])
+    assert call is None or call.startswith('days_between({"date1": "2026-03-01", "date2": "')
+
+
+def test_the_days_correction_asks_for_days_between_not_any_call():
+    """ReAct t19 of the sixteenth round: get_today, a made-up calculator call, "还有 365 天"."""
+    from dataclasses import replace
+
+    replies = [
+        'Thought: today first.\nAction:\n```\n{"action": "get_today", "action_input": {}}\n```',
+        ('Thought: x\nAction:\n```\n{"action": "calculator", "action_input": '
+        '{"expression": "5 * (2027-2026-1) / 3"}}\n```'),
+        "Final Answer: 今天是 2026-03-01，到 2027-01-01 还有 365 天，一共能存 0 元。",
+        '{"action": "days_between", "action_input": {"date1": "2026-03-01", "date2": "2027-01-01"}}',
+        "Final Answer: 今天是 2026-03-01，还有 306 天，一共能存 1530 元。"]
+    conn = ScriptedConn(*replies)
+    r = run_react(SAVINGS, conn=conn, tools=default_registry(), style="json",
+                  guards=replace(Guards.on(), days_correction=True))
+    assert r.steps[2].kind == "ungrounded" and r.steps[2].require_call == "days_between"
+    assert 'days_between({"date1": "2026-03-01", "date2": "2027-01-01"})' in r.steps[2].feedback
+    assert r.steps[3].tool_calls[0].observation == "306"
+    assert Guards.on().days_correction is False and Guards.basic().days_correction is False
