@@ -98,8 +98,9 @@ class Guards:
     # 001's question its calculator round):
     per_day_hints: bool = True  # a calculator failed or held back once days_between gave
     # the days of a question that counts an amount a day: the calculator call `days * amount`
-    # Measured in the sixteenth round: a `compute` correction for a question that asks how
-    # many days, when days_between never ran, names the days_between call instead
+    # Sixteenth round: a `compute` correction for a question that asks how many days, when
+    # days_between never ran, names the days_between call instead. Off: it never acted in the
+    # 24 runs of its contrast (benchmarks/results/levers.md)
     days_correction: bool = False
     # Measured, and off: the twelfth round solved without it the one task it had gained (t44)
     more_calls: bool = False  # native, reactlab's server: open the next call after a complete one

@@ -329,7 +329,7 @@ def days_call(question: str, steps: list[Step]) -> str | None:
     """The `days_between` call a question that asks how many days needs, when get_today has
     answered, no days_between call has run, and the question names exactly one full date
     (other than today); None otherwise. The correction `days` names it
-    (`Guards.days_correction`).
+    (`Guards.days_correction`, off: measured, it never acted).
 
     Seen on the suite's ReAct t19: after get_today the 1.5B wrote `calculator("5 *
     (2027-2026-1) / 3")` and answered "还有 365 天"; told to compute with the calculator, it
