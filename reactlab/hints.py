@@ -45,9 +45,10 @@ already there)` (`per_day_hint`, `prompts/per_day_hint.txt`; from `grader.per_da
 Once per run.
 
 After the call a date, inside, aggregate or per-day hint required has run, the step's feedback
-is a short note instead (`done_note`, `prompts/hint_done.txt`): that call has run, do not make it again, go
-on with the question. Without it the hint's "Make that call now" stays the last thing a native
-request says, and the 1.5B made the call again until the loop detector stopped it.
+is a short note instead (`done_note`, `prompts/hint_done.txt`): that call has run, do not
+make it again, go on with the question. Without it the hint's "Make that call now" stays the
+last thing a native request says, and the 1.5B made the call again until the loop detector
+stopped it.
 
 Unlike the corrections (`reactlab.correction`), which judge an answer, a hint repairs a call:
 it replaces exactly one date argument (the one no result gives, or the first of two equal
