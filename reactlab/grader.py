@@ -20,6 +20,9 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
   where the caller knows them; a mean or a total that is not the mean or the sum of the fetched
   readings ("三地的平均气温是 21°C" after 23.4, 19.8 and 24.2, even from a calculator fed the wrong
   figures);
+- a day count the question settles (to 2027-01-01 from today, once get_today has said
+  2026-03-01: 306) that the answer does not state, even one a calculator gave ("还有 0 天"
+  after `calculator("5 * (2027-2026-1) / 3")`): `miscounted_days`;
 - amounts the question gives that nothing uses once a tool has answered ("再加上已有的 500 元"
   answered "2180元", 20 × 109): `figures.unused_givens` (skipped when the answer states every
   expected figure).
@@ -39,6 +42,7 @@ from decimal import Decimal
 
 from reactlab import claims
 from reactlab.claims import Subject
+from reactlab.day_count import DAYS_ASKED, asked_days, asked_span
 from reactlab.figures import (
     argument_text,
     figures,
@@ -94,6 +98,7 @@ class Verdict:
     totals: list[str] = field(default_factory=list)  # per_day_totals: the expressions
     days: list[str] = field(default_factory=list)  # unstated_days: the day count left out
     aggregates: list[str] = field(default_factory=list)  # aggregates: the mean or sum to compute
+    counted: list[str] = field(default_factory=list)  # miscounted_days: the right day count
 
     def __str__(self) -> str:
         return f"verdict: {'✔' if self.ok else '✘'} " + "; ".join(self.reasons)
@@ -347,9 +352,6 @@ def per_day_totals(answer: str | None, result: RunResult) -> list[tuple[str, str
              f"total is {expr} = {total:f}, and the answer does not state it"), expr)]
 
 
-DAYS_ASKED = re.compile(r"多少天|几天|(?i:how many days)")  # the question asks a day count
-
-
 def unstated_days(answer: str | None, result: RunResult) -> list[str]:
     """The day count `days_between` returned, when the question asks how many days and the
     answer does not state it (the total alone: "2680" for "还有多少天？…一共有多少钱？").
@@ -363,6 +365,32 @@ def unstated_days(answer: str | None, result: RunResult) -> list[str]:
         return []
     stated = {value(f) for f in figures(answer)}
     return [] if abs(days[-1]) in stated else [f"{abs(days[-1]):f}"]
+
+
+def miscounted_days(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
+    """(reason, count) when the question asks how many days between dates it settles (its two
+    dates, or today as get_today gave it and its one date: `day_count.asked_span`) and the
+    answer does not state that count, wherever its figures came from. A day count that
+    `days_between` gave and the answer left out is `unstated_days`'s, and is not said twice.
+
+    Seen on the suite's ReAct t19: after get_today -> 2026-03-01 the 1.5B wrote
+    `calculator("5 * (2027-2026-1) / 3")` -> 0 and answered "还有 0 天 … 0 元": every figure
+    came from a calculation, and the days to 2027-01-01 are 306.
+    Example: that run -> [("the question asks how many days from 2026-03-01 to 2027-01-01:
+             306, and the answer does not state it (days_between never ran)", "306")]
+    It does NOT read the answer's wording: any stated figure equal to the count passes.
+    """
+    if not answer or (n := asked_days(result.question or "", result.steps or [])) is None:
+        return []
+    stated = {value(f) for f in figures(answer)}
+    if Decimal(n) in stated or f"{n}" in unstated_days(answer, result):
+        return []
+    first, last = asked_span(result.question or "", result.steps or [])
+    ran = any(c.name == "days_between" and not c.error
+              for s in result.steps or [] for c in s.tool_calls or [])
+    why = (f"the question asks how many days from {first} to {last}: {n}, and the answer does "
+           f"not state it{'' if ran else ' (days_between never ran)'}")
+    return [(why, f"{n}")]
 
 
 def wrote_own_observation(result: RunResult) -> bool:
@@ -642,6 +670,8 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     untold = unstated_days(answer, result)
     problems += [("incomplete", (f"the question asks how many days, days_between gave {n}, "
                                  "and the answer does not state it")) for n in untold]
+    miscounted = miscounted_days(answer, result)
+    problems += [("wrong_answer", r) for r, _ in miscounted]
     problems += [("wrong_answer", r) for r in unmet_expected]
     if not problems and told and not stated:
         return Verdict(True, [(f"the lookup for {', '.join(told)} failed, and the answer says so "
@@ -654,4 +684,4 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     mode = min((m for m, _ in problems), key=MODES.index)  # the benchmark's order decides
     return Verdict(False, list(dict.fromkeys(r for _, r in problems)), unsupported, mode,
                    misnamed, gaps, unused, left, lost, [e for _, e in per_day], untold,
-                   [f for _, f in summed])
+                   [f for _, f in summed], [n for _, n in miscounted])

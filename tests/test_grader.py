@@ -710,6 +710,40 @@ def test_the_total_alone_when_the_question_asks_how_many_days_is_incomplete():
                           ("calculator", {"expression": "20 * 109"}, "2180"))).days == []
 
 
+def test_a_day_count_the_question_settles_is_checked_wherever_it_came_from():
+    # the real ReAct run (suite task t19, sixteenth round): every figure from a calculation,
+    # and the days to 2027-01-01 are 306
+    r = run(SAVINGS, "今天是2026-03-01，到2027-01-01还有0天，一共能存0元。",
+            ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
+            ("calculator", {"expression": "5 * (2027-2026-1) / 3"}, "0"))
+    v = grade(r)
+    assert not v.ok and v.mode == "wrong_answer" and v.counted == ["306"]
+    assert ("the question asks how many days from 2026-03-01 to 2027-01-01: 306, and the answer "
+            "does not state it (days_between never ran)") in v.reasons
+    # days_between given the wrong dates: its count is not the question's
+    wrong = run("今天距离2026年10月1日还有多少天？", "还有59天。",
+                ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
+                ("days_between", {"date1": "2026-01-01", "date2": "2026-03-01"}, "59"))
+    v = grade(wrong)
+    assert not v.ok and v.counted == ["214"] and "never ran" not in str(v)
+    # two dates in the question need no today; the right count passes
+    two = "How many days are there between 2026-01-15 and 2026-12-25?"
+    assert grade(run(two, "344 days.", ("days_between", {"date1": "2026-01-15",
+                                                         "date2": "2026-12-25"}, "344"))).ok
+    assert grade(run(two, "343 days.", ("days_between", {"date1": "2026-01-16",
+                                                         "date2": "2026-12-25"}, "343"))).counted \
+        == ["344"]
+    # no today from a tool, no settled count: the other rules judge
+    assert grade(run(SAVINGS, "还有0天。", ("calculator", {"expression": "0"}, "0"))).counted == []
+
+
+def test_a_day_count_left_out_is_said_once():
+    t24 = "今天到2026年6月18日还有多少天？如果每天存 20 元，再加上已有的 500 元，到那天一共有多少钱？"
+    v = grade(days_run(t24, "2680", "109", ("calculator", {"expression": "(20 * 109) + 500"},
+                                             "2680")))
+    assert v.days == ["109"] and v.counted == []
+
+
 def test_an_answer_that_only_repeats_the_question_is_wrong():
     # t51 and t62, the eighth round: the model handed back the question as its answer
     q = ("What do one share of Kweichow Moutai and one share of Tsingtao Brewery cost together "
