@@ -32,10 +32,10 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
 - `cover`: the answer gives one name's figures and leaves another fetched name out ("长沙的湿度
   更低，为69%" when the question asks for both cities' humidity) → every asked name's reading,
   then answer again with all of them (no call needed).
-- `days` (made by `Guards.ground` under `Guards.days_correction`, from a `compute`): a figure
-  from nowhere when the question asks how many days and days_between has not run → the
-  days_between call with today's date (`hints.days_call`; the next request requires
-  days_between).
+- `days` (with `days=True`, which `Guards.days_correction` passes): a day count the question
+  settles and the answer gets wrong (`grader.miscounted_days`: "还有 0 天" for the 306 days to
+  2027-01-01) while days_between has not run → the days_between call with today's date
+  (`hints.days_call`; the next request requires days_between).
 
 Anything else the grader rejects gets no correction: the guard lets the answer stand (its
 verdict still says ✘). Among them an amount of the question left unused ("193" for "每天存 10
@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 from reactlab import claims
 from reactlab.grader import grade
+from reactlab.hints import days_call
 from reactlab.runlog import RunResult
 
 KINDS = ("missing", "compute", "aggregate", "difference", "fact", "cover", "days")
@@ -78,13 +79,23 @@ class Correction:
 
     @property
     def required(self) -> str | None:
-        """What the next request requires: "days_between" for `days`, "any" call for the
-        other kinds that need one, None when the fix is an answer."""
-        return "days_between" if self.kind == "days" else ("any" if self.needs_call else None)
+        """What the next request requires: "days_between" for `days`; "calculator" for an
+        expression to compute (`aggregate`, a `compute` that names one); "any" call for the
+        other kinds that need one; None when the fix is an answer.
+
+        Measured on the suite's ReAct t19 replayed: told to compute 306 * 5 with the calculator
+        and offered any tool, the 1.5B called days_between again until the budget ran out."""
+        if self.kind == "days":
+            return "days_between"
+        if self.kind == "aggregate" or (self.kind == "compute" and self.fact):
+            return "calculator"
+        return "any" if self.needs_call else None
 
 
-def correction(result: RunResult) -> Correction | None:
+def correction(result: RunResult, days: bool = False) -> Correction | None:
     """The correction for `result`'s answer, or None when it passes (or none would help).
+    `days`: a day count the answer gets wrong before days_between has run gets the `days`
+    correction (`Guards.days_correction`); without it, what the rest of the answer earns.
 
     Example: after get_weather(北京) -> 23.4 and get_weather(上海) -> 19.8, the answer
              "北京比上海更冷" -> Correction("fact", …, fact='上海 19.8 and 北京 23.4 (temperature), so 上海 …')
@@ -125,6 +136,8 @@ def correction(result: RunResult) -> Correction | None:
                                                  f"there is no figure for {name}: say it was "
                                                  "not found or could not be fetched, and give "
                                                  "it no figure"))
+    if days and verdict.counted and (call := days_call(result.question or "", result.steps)):
+        return Correction("days", reasons, fact=call)  # a day count with no days_between
     if verdict.totals:  # an amount a day over the days days_between gave
         return Correction("compute", reasons, fact=verdict.totals[0])
     if verdict.days:  # the total alone, when the question also asks how many days

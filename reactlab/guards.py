@@ -24,6 +24,9 @@ One answer to each pitfall, shared by both agents through the one loop in `react
   (`plain_closing`); more calls opened by reactlab's server (`more_calls`) stays off;
 - the sixteenth round's per-day hint: the calculator call `days * amount` once days_between has
   given the days of a question that counts an amount a day (`per_day_hints`);
+- the seventeenth round's days correction: a day count the question settles, stated wrong
+  before days_between has run, gets the days_between call with today's date
+  (`days_correction`); a call a correction named and got is not counted as a step either;
 - a closing reply that is no answer (empty, a tool call, an echo, or a fact the grader corrects
   without a tool) is asked for once more, with what was wrong said first (`Guards.closing`);
 - older steps are folded into a summary once the history is long (`Guards.fold_point`, with
@@ -46,7 +49,7 @@ from reactlab.compaction import compact_observation, compaction_event
 from reactlab.correction import Correction, correction
 from reactlab.figures import known_inputs, made_up
 from reactlab.grader import CALL_AS_ANSWER, echoes_question
-from reactlab.hints import chained, days_call
+from reactlab.hints import chained
 from reactlab.loop_detector import LoopDetector
 from reactlab.prompts import load_template, render_template
 from reactlab.runlog import ANSWER_ONLY, RunResult, Step
@@ -91,17 +94,20 @@ class Guards:
     # Kept in the eleventh round (benchmarks/results/levers.md), on by default:
     plain_closing: bool = True  # ReAct: the closing request as plain chat, the results listed
     fetch_chain: bool = True  # after a hinted fetch, hint the next name still missing at once
-    free_fetches: int = 4  # at most this many fetches a hint asked for are not counted as steps
+    free_fetches: int = 4  # at most this many fetches a hint asked for (and calls a correction
+    # named: days_between, the calculator on its expression) are not counted as steps
     aggregate_hints: bool = True  # a calculator failed or held back once every reading of a
     # mean or total is in: the expression over the readings, the calculator required
     # Kept in the sixteenth round (neutral on the suite's seven per-day tasks; it gives seed
     # 001's question its calculator round):
     per_day_hints: bool = True  # a calculator failed or held back once days_between gave
     # the days of a question that counts an amount a day: the calculator call `days * amount`
-    # Sixteenth round: a `compute` correction for a question that asks how many days, when
-    # days_between never ran, names the days_between call instead. Off: it never acted in the
-    # 24 runs of its contrast (benchmarks/results/levers.md)
-    days_correction: bool = False
+    # Seventeenth round: a day count the question settles and the answer gets wrong while
+    # days_between never ran (grader.miscounted_days) gets the days_between call named, and
+    # the call is required. On: replayed from the suite's failing ReAct t19 it turned the run
+    # into a success; it had not acted live in the 50 runs of its two contrasts
+    # (benchmarks/results/levers.md)
+    days_correction: bool = True
     # Measured, and off: the twelfth round solved without it the one task it had gained (t44)
     more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
     # Native: a plan that names tools asks for the first named tool that has not run (never
@@ -123,9 +129,9 @@ class Guards:
     def on(cls, max_steps: int = 6) -> Guards:
         """The defaults: compaction at 2000 chars, loop detector, 3 parse errors, the grader's
         corrections, the quiet retry, calls held back until the figures they need arrive, the
-        date and fetch hints (`reactlab.hints`) with the fetch chain, up to 4 hinted fetches not
-        counted as steps, the aggregate and per-day hints, and the ReAct closing request as
-        plain chat."""
+        date and fetch hints (`reactlab.hints`) with the fetch chain, up to 4 hinted fetches
+        (and calls a correction named) not counted as steps, the aggregate and per-day hints,
+        the days correction, and the ReAct closing request as plain chat."""
         return cls(max_steps=max_steps)
 
     @classmethod
@@ -226,11 +232,8 @@ class Guards:
         """
         if not self.grounding or sum(s.kind == "ungrounded" for s in steps) >= self.max_corrections:
             return None
-        fix = correction(RunResult(question, answer, "final", steps=list(steps)))
-        if (self.days_correction and fix is not None and fix.kind == "compute" and not fix.fact
-                and (call := days_call(question, steps))):
-            # a day count from nowhere, days_between never run: name the call (hints.days_call)
-            fix = Correction("days", fix.reasons, fact=call)
+        fix = correction(RunResult(question, answer, "final", steps=list(steps)),
+                         days=self.days_correction)
         if not any(c.observation and not c.error for s in steps for c in s.tool_calls):
             # Nothing fetched to check figures against: common knowledge ("7 days") stands, and
             # so does an honest "could not fetch" after a tool that failed. Measured: asking
@@ -326,13 +329,25 @@ class Guards:
 
     def counted(self, steps: list[Step]) -> int:
         """The steps the step budget counts: all of them, less the fetches a fetch hint asked
-        for and got (at most `free_fetches`). Measured on the averages over four cities: a
-        held-back guess, then four hinted fetches, left one step for the calculator and none
-        for the answer. Example: Guards(free_fetches=4).counted(steps) -> len(steps) - 4"""
+        for and got, and the calls a correction named and got (`days_between` after the days
+        correction, the calculator on an expression it gave), at most `free_fetches` in all.
+        Measured on the averages over four cities: a held-back guess, then four hinted
+        fetches, left one step for the calculator and none for the answer; on the suite's
+        ReAct t19 replayed, the days correction's days_between and the calculator's 306 * 5
+        took the last two steps, and the right figures came only from the final request.
+        Example: Guards(free_fetches=4).counted(steps) -> len(steps) - 4"""
         if not self.free_fetches:
             return len(steps)
-        free = sum(1 for i in range(1, len(steps)) if chained(steps[: i + 1]))
+        free = sum(1 for i in range(1, len(steps))
+                   if chained(steps[: i + 1]) or _named_call_ran(steps[i - 1], steps[i]))
         return len(steps) - min(free, self.free_fetches)
+
+
+def _named_call_ran(before: Step, step: Step) -> bool:
+    """Did `step` make, and run, the one call the correction in `before` named?"""
+    named = before.require_call if before.kind == "ungrounded" else None
+    return bool(named) and named not in ("any", ANSWER_ONLY) and bool(step.tool_calls) and all(
+        c.name == named and not c.error for c in step.tool_calls)
 
 
 def _call_key(name: str, args: Any) -> str:

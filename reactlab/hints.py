@@ -68,12 +68,12 @@ import re
 from typing import Any
 
 from reactlab import claims
+from reactlab.day_count import DATE, DAYS_ASKED, question_dates, today_from
 from reactlab.figures import known_inputs, made_up
 from reactlab.folding import HELD_BACK_OPENING
 from reactlab.prompts import render_template
 from reactlab.runlog import RunResult, Step
 
-DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 EVENT = "date hint"  # the step event that marks a run's one hint
 TODAY_EVENT = "today hint"  # the step event of the run's one today hint
 FETCH_EVENT = "fetch hint"  # the step event of a fetch hint: "fetch hint: get_weather for 深圳"
@@ -94,18 +94,6 @@ _FIELDS = (("humid", r"humidity (-?\d+(?:\.\d+)?)%"), ("feel", r"feels like (-?\
 def _given(steps: list[Step], event: str) -> bool:
     """Has a step of this run an event of this hint already? (the once-per-run bound)"""
     return any(e.startswith(event) for s in steps for e in s.events)
-
-
-def today_from(steps: list[Step]) -> str | None:
-    """The date get_today answered in `steps`, None before it has.
-
-    Example: a get_today result "2026-03-01 (Sunday, 星期日)" -> "2026-03-01"
-    """
-    for step in steps:
-        for c in step.tool_calls:
-            if c.name == "get_today" and not c.error and (m := DATE.search(c.observation or "")):
-                return m.group()
-    return None
 
 
 def with_today(arguments: Any, today: str, question: str, earlier: list[Step]) -> dict | None:
@@ -323,14 +311,11 @@ def aggregate_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:
 
 
 # a full date in a question: 2027-01-01, 2026年6月18日, 2026/6/18
-_QUESTION_DATE = re.compile(r"(?<!\d)(\d{4})\s*[-/年]\s*(\d{1,2})\s*[-/月]\s*(\d{1,2})(?!\d)")
-
-
 def days_call(question: str, steps: list[Step]) -> str | None:
     """The `days_between` call a question that asks how many days needs, when get_today has
     answered, no days_between call has run, and the question names exactly one full date
     (other than today); None otherwise. The correction `days` names it
-    (`Guards.days_correction`, off: measured, it never acted).
+    (`Guards.days_correction`, on by default since the seventeenth round).
 
     Seen on the suite's ReAct t19: after get_today the 1.5B wrote `calculator("5 *
     (2027-2026-1) / 3")` and answered "还有 365 天"; told to compute with the calculator, it
@@ -339,16 +324,14 @@ def days_call(question: str, steps: list[Step]) -> str | None:
     Example: "…到 2027-01-01 还有多少天？…", get_today -> 2026-03-01 ->
              'days_between({"date1": "2026-03-01", "date2": "2027-01-01"})'
     """
-    from reactlab.grader import DAYS_ASKED
-
     if not DAYS_ASKED.search(question) or any(
             c.name == "days_between" and not c.error for s in steps for c in s.tool_calls):
         return None
     today = today_from(steps)
-    dates = {f"{y}-{int(m):02d}-{int(d):02d}" for y, m, d in _QUESTION_DATE.findall(question)}
+    dates = question_dates(question)
     if today is None or len(dates) != 1 or today in dates:
         return None
-    return f"days_between({json.dumps({'date1': today, 'date2': dates.pop()})})"
+    return f"days_between({json.dumps({'date1': today, 'date2': dates[0]})})"
 
 
 def per_day_hint(question: str, steps: list[Step]) -> tuple[str, str] | None:

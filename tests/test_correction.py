@@ -284,3 +284,18 @@ def test_a_day_count_left_out_gets_it_as_the_checked_fact():
     c = correction(r)
     assert c.kind == "fact" and not c.needs_call
     assert c.fact == "days_between gave 109 days, and the question asks how many days"
+
+
+def test_a_miscounted_day_count_gets_the_days_between_call_only_when_asked():
+    """ReAct t19: get_today, calculator("5 * (2027-2026-1) / 3") -> 0, "还有 0 天 … 0 元"."""
+    r = run(SAVINGS, "今天是2026-03-01，到2027-01-01还有0天，一共能存0元。",
+            ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
+            ("calculator", {"expression": "5 * (2027-2026-1) / 3"}, "0"))
+    fix = correction(r, days=True)
+    assert fix.kind == "days" and fix.required == "days_between"
+    assert fix.fact == 'days_between({"date1": "2026-03-01", "date2": "2027-01-01"})'
+    assert correction(r) is None  # every figure a calculation gave: nothing else to correct
+    # once days_between has run, its count is the model's to use: no days correction
+    ran = run(SAVINGS, "还有59天。", ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
+              ("days_between", {"date1": "2026-01-01", "date2": "2026-03-01"}, "59"))
+    assert (correction(ran, days=True) or Correction("none", "")).kind != "days"

@@ -5,6 +5,7 @@ The scripted runs are the benchmark's real native failures (t16, t24 of the 72 t
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from fakes import Reply, ScriptedConn, tool_call
@@ -594,4 +595,44 @@ def test_the_days_correction_asks_for_days_between_not_any_call():
     assert r.steps[2].kind == "ungrounded" and r.steps[2].require_call == "days_between"
     assert 'days_between({"date1": "2026-03-01", "date2": "2027-01-01"})' in r.steps[2].feedback
     assert r.steps[3].tool_calls[0].observation == "306"
-    assert Guards.on().days_correction is False and Guards.basic().days_correction is False
+    assert Guards.on().days_correction is True and Guards.basic().days_correction is False
+
+
+def test_a_call_a_correction_named_and_got_is_not_counted_as_a_step():
+    """ReAct t19 replayed: the days correction's days_between and the calculator on 306 * 5
+    would otherwise take the last two of six steps."""
+    calc = ToolCallRecord("calculator", {"expression": "306 * 5"}, "1530")
+    named = [Step(1, "action", tool_calls=[TODAY]),
+             Step(2, "ungrounded", require_call="days_between"),
+             Step(3, "action", tool_calls=[DAYS]),
+             Step(4, "ungrounded", require_call="calculator"),
+             Step(5, "action", tool_calls=[calc])]
+    assert Guards.on().counted(named) == 3 and Guards(free_fetches=0).counted(named) == 5
+    # "any" call, a failed call, or another tool than the one named: counted
+    anyone = [Step(1, "ungrounded", require_call="any"), Step(2, "action", tool_calls=[calc])]
+    other = [Step(1, "ungrounded", require_call="days_between"), Step(2, "action", tool_calls=[calc])]
+    failed = [Step(1, "ungrounded", require_call="calculator"),
+              Step(2, "action", tool_calls=[replace(calc, error=True)])]
+    assert [Guards.on().counted(s) for s in (anyone, other, failed)] == [2, 2, 2]
+
+
+def test_the_days_correction_also_catches_a_count_every_figure_of_which_a_calculation_gave():
+    """ReAct t19, the twelfth and sixteenth rounds: "还有 0 天 … 0 元" after the calculator gave
+    0. Every figure is a calculation's, so only the day count the question settles shows it."""
+    from dataclasses import replace
+
+    def replies():
+        return [
+            'Thought: today first.\nAction:\n```\n{"action": "get_today", "action_input": {}}\n```',
+            ('Thought: x\nAction:\n```\n{"action": "calculator", "action_input": '
+             '{"expression": "5 * (2027-2026-1) / 3"}}\n```'),
+            "Final Answer: 今天是 2026-03-01，到 2027-01-01 还有 0 天，一共能存 0 元。",
+            '{"action": "days_between", "action_input": {"date1": "2026-03-01", "date2": "2027-01-01"}}',
+            "Final Answer: 今天是 2026-03-01，还有 306 天，一共能存 1530 元。"]
+    on = run_react(SAVINGS, conn=ScriptedConn(*replies()), tools=default_registry(), style="json",
+                   guards=replace(Guards.on(), days_correction=True))
+    assert on.steps[2].kind == "ungrounded" and on.steps[2].require_call == "days_between"
+    assert on.steps[3].tool_calls[0].observation == "306"
+    off = run_react(SAVINGS, conn=ScriptedConn(*replies()), tools=default_registry(), style="json",
+                    guards=replace(Guards.on(), days_correction=False))
+    assert off.status == "final" and "0 天" in off.answer  # accepted as it is
