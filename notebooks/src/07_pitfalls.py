@@ -484,16 +484,17 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # told "your answer says 北京 is colder, but 北京 23.4 > 上海 19.8", this 1.5B model repeated its
 # draft or went silent; given only the checked fact after the tool results, it answered right
 # in three cases out of three. So the model reads a *correction* instead
-# (`reactlab.correction`), one of six kinds:
+# (`reactlab.correction`), one of seven kinds:
 #
 # | correction | when | the next request |
 # |---|---|---|
 # | missing | a name the question asks about has no tool result (a name the course data knows, or one the question joins to it: 宁德时代 in "青岛啤酒和宁德时代") | must make a tool call (`tool_choice="required"`; text ReAct on reactlab's server: a JSON schema that allows only an Action) |
-# | compute | a figure that no tool result or calculation gives, or a total the answer misses for "还有多少天？如果每天存 10 元，一共能存多少钱？" (then the expression is named: `193 * 10`, the days times 10 元) | must make a tool call: the calculator |
+# | compute | a figure that no tool result or calculation gives, or a total the answer misses for "还有多少天？如果每天存 10 元，一共能存多少钱？" (then the expression is named: `193 * 10`, the days times 10 元) | must make a tool call; the calculator itself when the expression is named |
 # | aggregate | a mean or a total that is not the mean or the sum of the asked names' readings, even one a calculator gave (`(23.4 + 19.8 + 19.8) / 3` before 广州 was fetched) | the expression over the readings, then a tool call: the calculator |
 # | difference | a mean or a sum called a difference (相差, higher by) | what the calculator computed, then a tool call: the difference |
 # | fact | a backwards comparison, one name given another's figures, a figure for a name whose lookup failed, a name looked up twice in vain (then: say it was not found), or a day count the question asks for left out | the checked fact, then a new answer |
 # | cover | one asked name's figures given, another fetched name left out | every asked name's reading, then a new answer |
+| days | a day count the question settles stated wrong before `days_between` has run ("还有 0 天" for the 306 days to 2027-01-01, once get_today has said 2026-03-01) | the `days_between` call with today's date; must call `days_between` |
 #
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
 # says what is wrong. A "final answer" that only repeats the question, or the last message the
@@ -516,9 +517,11 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | aggregate | a calculator call that failed or was held back, once every reading of an asked mean or total is in | the calculator call over the readings, e.g. `(26.1 + 21.5 + 20.3 + 20.9) / 4` |
 # | per-day | the same, once `days_between` has given the days of a question that counts an amount a day | the calculator call over the days, e.g. `306 * 5` |
 #
-# Up to four fetches a hint asked for do not count against the step budget (`Guards.counted`):
-# measured on averages over four cities, the budget used to run out on the fetches, before
-# the calculator. And when a ReAct run's budget does run out, the closing request goes as plain
+# Up to four fetches a hint asked for, and calls a correction named (`days_between`, the
+# calculator on the expression it gave), do not count against the step budget
+# (`Guards.counted`): measured on averages over four cities, the budget used to run out on the
+# fetches, before the calculator; replayed on seed 001's question, on the days correction's
+# call and the calculator, before the answer. And when a ReAct run's budget does run out, the closing request goes as plain
 # chat — the question and every tool result listed, no Thought or Action format
 # (`Guards.plain_closing`) — because asked inside the scratchpad, the 1.5B now and then began a
 # new Action instead of answering.
@@ -535,16 +538,17 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # %% [markdown] lang="zh-CN"
 # ## 6. 把评分器当护栏
 #
-# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。因下表中某一种原因被评分器拒绝的草稿不会被接受（其他的 ✘——比如答案没用上任何工具返回的内容——会带着它的判定保留下来）——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分六种：
+# 第 04 课的评分器就是这样的代码。循环接受最终答案之前，护栏会拿这次运行自己的工具结果给草稿打分（`Guards.ground`）。因下表中某一种原因被评分器拒绝的草稿不会被接受（其他的 ✘——比如答案没用上任何工具返回的内容——会带着它的判定保留下来）——而且（这是实测出来的细节）也不会再发回给模型：告诉这个 1.5B 模型“你的答案说北京更冷，但北京 23.4 > 上海 19.8”，它会照抄原来的草稿，或者干脆不出声；只在工具结果之后给出核对过的事实，三个例子里它三次都答对了。所以模型读到的是一条*更正*（`reactlab.correction`），分七种：
 #
 # | 更正 | 何时 | 下一次请求 |
 # |---|---|---|
 # | missing（缺数据） | 问题问到的某个名字没有工具结果（课程数据认识的名字，或者问题里和它并列的名字：“青岛啤酒和宁德时代”里的宁德时代） | 必须调用工具（`tool_choice="required"`；在 reactlab 自己的服务器上，文本 ReAct 用一个只允许 Action 的 JSON schema） |
-# | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；或者像“还有多少天？如果每天存 10 元，一共能存多少钱？”这样的问题，答案没给出总数（这时会点出算式，如 `193 * 10`：天数乘以 10 元） | 必须调用工具：计算器 |
+# | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；或者像“还有多少天？如果每天存 10 元，一共能存多少钱？”这样的问题，答案没给出总数（这时会点出算式，如 `193 * 10`：天数乘以 10 元） | 必须调用工具；点出了算式时必须调用计算器本身 |
 # | aggregate（平均或总和） | 说出的平均数或总和不是问题问到的那几个名字读数的平均或总和，哪怕是计算器算出来的（还没查广州就算了 `(23.4 + 19.8 + 19.8) / 3`） | 点出按读数列的算式，然后必须调用工具：计算器 |
 # | difference（不是差） | 把平均数或总和说成了差（相差、高多少） | 说明计算器算的是什么，然后必须调用工具：算差 |
 # | fact（核对事实） | 比较方向反了；把一个名字的数字安到了另一个名字上；给一个没查到的名字安了数字；一个名字查了两次都失败（这时：说没查到）；或者漏答了问题问的天数 | 给出核对过的事实，再重新作答 |
 # | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字 | 给出每个名字的读数，再重新作答 |
+| days（天数） | `days_between` 还没运行，答案却说错了问题所确定的天数（get_today 已经说了 2026-03-01，到 2027-01-01 是 306 天，答案却说“还有 0 天”） | 填上今天日期的 `days_between` 调用；必须调用 `days_between` |
 #
 # 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。只是把问题、或者循环发出的上一条消息原样交回来的“最终答案”根本不评分：它会像一条读不懂的回复那样被退回（`Guards.echoed`；在任务集上实测，1.5B 偶尔会把一条消息原样交回来）。预算耗尽后，对最终请求的回复另有一道检查（`Guards.closing`）：如果它是空的、写出来的工具调用、原样交回的消息，或者是一条 `fact`、`cover` 更正就能改对的答案，最终请求会再发一次，前面先说明哪里不对；第二次的回复按原样接受。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
 #
@@ -557,7 +561,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | aggregate（汇总） | 问题问平均或总和、每个读数都已拿到时，一次失败或被扣下的计算器调用之后 | 按读数列出的计算器调用，如 `(26.1 + 21.5 + 20.3 + 20.9) / 4` |
 # | per-day（按天累计） | 同上，问题按天累计一个数额、`days_between` 已经给出天数时 | 按天数列出的计算器调用，如 `306 * 5` |
 #
-# 按提示做的取数最多有四次不计入步数预算（`Guards.counted`）：在四个城市求平均的问题上实测，以前预算常常在取数时就用完了，轮不到计算器。而文本 ReAct 的预算真的用完时，最终请求以普通对话的形式发出——列出问题和每个工具结果，没有 Thought 或 Action 格式（`Guards.plain_closing`）——因为在草稿本里提出这个请求时，1.5B 偶尔会开始写一个新的 Action，而不是作答。
+# 按提示做的取数，以及更正点名的调用（`days_between`、按更正给出的算式调用的计算器），合计最多有四次不计入步数预算（`Guards.counted`）：在四个城市求平均的问题上实测，以前预算常常在取数时就用完了，轮不到计算器；在种子 001 的问题上重放，预算则用在了天数更正要求的调用和计算器上，轮不到作答。而文本 ReAct 的预算真的用完时，最终请求以普通对话的形式发出——列出问题和每个工具结果，没有 Thought 或 Action 格式（`Guards.plain_closing`）——因为在草稿本里提出这个请求时，1.5B 偶尔会开始写一个新的 Action，而不是作答。
 #
 # 日期、代入、汇总或按天累计提示要求的那次调用执行之后，这一步改为一句简短的说明（取数提示之后不加：实测发现这句话会让模型从头再来）：那次调用已经做过，不要再做，回到问题上。没有这句话时，原生请求的最后一条消息仍是“现在就做那次调用”，模型会一再重复同一个调用，直到循环检测器把它拦下。
 #
