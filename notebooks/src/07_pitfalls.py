@@ -520,7 +520,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # Up to four fetches a hint asked for, and calls a correction named (`days_between`, the
 # calculator on the expression it gave), do not count against the step budget
 # (`Guards.counted`): measured on averages over four cities, the budget used to run out on the
-# fetches, before the calculator; replayed on seed 001's question, on the days correction's
+# fetches, before the calculator; replayed on notebook 05's savings question, on the days correction's
 # call and the calculator, before the answer. And when a ReAct run's budget does run out, the closing request goes as plain
 # chat — the question and every tool result listed, no Thought or Action format
 # (`Guards.plain_closing`) — because asked inside the scratchpad, the 1.5B now and then began a
@@ -561,7 +561,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | aggregate（汇总） | 问题问平均或总和、每个读数都已拿到时，一次失败或被扣下的计算器调用之后 | 按读数列出的计算器调用，如 `(26.1 + 21.5 + 20.3 + 20.9) / 4` |
 # | per-day（按天累计） | 同上，问题按天累计一个数额、`days_between` 已经给出天数时 | 按天数列出的计算器调用，如 `306 * 5` |
 #
-# 按提示做的取数，以及更正点名的调用（`days_between`、按更正给出的算式调用的计算器），合计最多有四次不计入步数预算（`Guards.counted`）：在四个城市求平均的问题上实测，以前预算常常在取数时就用完了，轮不到计算器；在种子 001 的问题上重放，预算则用在了天数更正要求的调用和计算器上，轮不到作答。而文本 ReAct 的预算真的用完时，最终请求以普通对话的形式发出——列出问题和每个工具结果，没有 Thought 或 Action 格式（`Guards.plain_closing`）——因为在草稿本里提出这个请求时，1.5B 偶尔会开始写一个新的 Action，而不是作答。
+# 按提示做的取数，以及更正点名的调用（`days_between`、按更正给出的算式调用的计算器），合计最多有四次不计入步数预算（`Guards.counted`）：在四个城市求平均的问题上实测，以前预算常常在取数时就用完了，轮不到计算器；在第 05 课的储蓄问题上重放，预算则用在了天数更正要求的调用和计算器上，轮不到作答。而文本 ReAct 的预算真的用完时，最终请求以普通对话的形式发出——列出问题和每个工具结果，没有 Thought 或 Action 格式（`Guards.plain_closing`）——因为在草稿本里提出这个请求时，1.5B 偶尔会开始写一个新的 Action，而不是作答。
 #
 # 日期、代入、汇总或按天累计提示要求的那次调用执行之后，这一步改为一句简短的说明（取数提示之后不加：实测发现这句话会让模型从头再来）：那次调用已经做过，不要再做，回到问题上。没有这句话时，原生请求的最后一条消息仍是“现在就做那次调用”，模型会一再重复同一个调用，直到循环检测器把它拦下。
 #
