@@ -7,8 +7,8 @@ correction names the `days_between` call that gives it (`hints.days_call`).
 
 Deliberately NOT here: reading the clock or `REACTLAB_TODAY` (today is what a tool said, or
 nothing), dates written in words (明年元旦, "next Christmas"), counts that include both ends
-or only working days (the course's `days_between` counts neither), calling a tool. Notebook 05
-introduces the savings question whose day count this is.
+or only working days (the course's `days_between` counts neither), calling a tool. Notebook 04
+lists the check among the grader's; notebook 05 runs the savings question whose count it is.
 """
 
 from __future__ import annotations
