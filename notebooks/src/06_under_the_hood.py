@@ -364,8 +364,9 @@ else:
 # fences and bare JSON that name a known tool, turned the same text into a call. That is why the
 # series' server parses leniently — and why "this model cannot call tools" is sometimes a
 # statement about the parser. (BFCL's own summary is in `benchmarks/results/bfcl.md`; with
-# their defaults both servers fail the parallel categories, because the model writes one call
-# and stops. reactlab's server has an opt-in, `"reactlab_more_calls": true`, that opens the next
+# their defaults reactlab's server fails the parallel categories because the model writes one
+# call and stops; llama.cpp's fails every category, parallel included, because its parser reads
+# none of the fenced calls. reactlab's server has an opt-in, `"reactlab_more_calls": true`, that opens the next
 # `<tool_call>` for the model; its row in the same file says what that recovers.)
 
 # %% [markdown] lang="zh-CN"
@@ -374,7 +375,7 @@ else:
 # "答案"是一段 JSON，工具永远不会被执行。模型选的工具和参数都没有问题：reactlab 的服务器会读取点名了
 # 已知工具的代码块和裸 JSON，把同一段文本变成了调用。这就是本系列的服务器采用宽松解析的原因——也是为什么
 # "这个模型不会调用工具"有时其实是在说解析器。（BFCL 自己的汇总在 `benchmarks/results/bfcl.md`；
-# 在默认设置下，并行类别在两台服务器上都失败了，因为模型写完一个调用就停了。reactlab 的服务器有一个
+# 在默认设置下，reactlab 的服务器在并行类别上失败，因为模型写完一个调用就停了；llama.cpp 的服务器在所有类别上都失败（并行类别也在内），因为它的解析器一个代码块里的调用也读不出来。reactlab 的服务器有一个
 # 需要主动开启的选项 `"reactlab_more_calls": true`，替模型打开下一个 `<tool_call>`；它能补回多少，
 # 见同一文件里它的那一行。）
 
@@ -628,7 +629,8 @@ else:
 
 # %% [markdown]
 # The report above is generated from every recorded run, re-scored with today's grader, so
-# its rows can come from different runs (its "What ran" table says which). The two default
+# its rows can come from different runs (`benchmarks/results/agents_notes.md` says which run each
+# row comes from). The two default
 # configurations ran all 72 tasks (1.5B model, the agents' default guards, temperature 0, today
 # pinned; success needs the task's facts **and** a ✔ from the grader); the write-up is
 # `benchmarks/results/agents_notes.md`, the command
@@ -647,8 +649,9 @@ else:
 # fed made-up figures) the two protocols solved 44/72 and 24/72, re-scored with today's rules.
 # Constrained decoding as first built ran on the first 30 tasks only, under those older guards:
 # it broke ReAct (0/30: a schema on every reply leaves no room for a Thought, and the model never
-# chose the answer) and did not help native calls (14/30, where the same guards without it had
-# solved 15 of those 30 when they ran). By kind of task, both protocols solve the one-call tasks (8/8) and 16 of the 17
+# chose the answer) and did not help native calls (14/30, where the same guards without it
+# solved 13 of those 30, re-scored: one task, within the noise). By kind of task, ReAct answers
+# all ten no-tool questions and native 8 of them; both protocols solve the one-call tasks (8/8) and 16 of the 17
 # two-call tasks; of the three-call tasks ReAct solves 15/17 and native 16/17; four calls are
 # the hardest (ReAct 3/5, native 2/5), and both solve the two five-call tasks. ReAct fails as
 # often by running out of its six steps as by a wrong answer with the facts in hand (3 each of
@@ -677,8 +680,8 @@ else:
 # answers, and keep the one that wins — the agents in this series take either.
 
 # %% [markdown] lang="zh-CN"
-# 上面的报告由所有记录下来的运行生成，并用今天的评分器重新评分，所以各行可能来自不同的运行（报告里"What ran"
-# 一表写明了出处）。两个默认配置跑完了全部 72 个任务（1.5B 模型、智能体默认的护栏、temperature 0、固定"今天"；成功要求既给出
+# 上面的报告由所有记录下来的运行生成，并用今天的评分器重新评分，所以各行可能来自不同的运行（`benchmarks/results/agents_notes.md`
+# 写明了每一行出自哪次运行）。两个默认配置跑完了全部 72 个任务（1.5B 模型、智能体默认的护栏、temperature 0、固定"今天"；成功要求既给出
 # 任务要的事实，**又**得到评分器的 ✔）；整理在 `benchmarks/results/agents_notes.md` 里，命令是
 # `.venv/bin/python benchmarks/run_agents.py --configs default`。报告里的标签：`guards levers` 是 `Guards.on()`，
 # 也就是智能体的默认设置（第 07 课）；`guards on` 是 `Guards.basic()`，不带更正的旧默认；`guards off` 是
@@ -690,7 +693,7 @@ else:
 # | 原生 `tool_calls` | 64/72 (89 %) | 80–94 % |
 #
 # 在旧版护栏下（`guards on`，那时护栏还不会更正被拒绝的答案、拦下填了编造数字的调用），两种协议解决了 44/72 和 24/72（按今天的规则重新评分）。
-# 最初那一版约束解码只在前 30 个任务上、在那套旧护栏下跑过：它让 ReAct 彻底失败（0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答），对原生调用也没有帮助（14/30，而同样的护栏不加约束解码时，当时在这 30 个任务上解决了 15 个）。
+# 最初那一版约束解码只在前 30 个任务上、在那套旧护栏下跑过：它让 ReAct 彻底失败（0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答），对原生调用也没有帮助（14/30，而同样的护栏不加约束解码时，按今天的规则重新评分，在这 30 个任务上解决了 13 个：差一个任务，在噪声之内）。不需要工具的十个问题，ReAct 全部答对，原生答对 8 个。
 # 按任务类型看，两种协议都能解决只需一次调用的任务（8/8），以及 17 个两次调用任务中的 16 个；三次调用的任务，ReAct 解决 15/17，原生 16/17；
 # 四次调用最难（ReAct 3/5，原生 2/5），两个五次调用的任务两种协议都解决了。ReAct 的失败里，六步用完和手握事实却答错一样多（7 次中各 3 次）；
 # 原生最常见的失败是答错（8 次中 4 次，另有 3 次是预算用完）。这些答错（ReAct 3 次，原生 4 次）里有：一个忘了乘上股数的总价、把一个城市的读数当成三城平均值、一个没给出题目要的各地读数的平均值、
@@ -763,7 +766,7 @@ else:
 # 3. **Name the function.** Force `calculator` on "306 乘以 5 等于多少？" with
 #    `tool_choice={"type": "function", "function": {"name": "calculator"}}` and print the
 #    `json_schema` and raw text from the debug view. (`answer_3`: the response.)
-# 4. **A fourth task.** Add a task that needs no tool at all ("用一句话解释什么是 JSON。") to the
+# 4. **A second task.** Add a task that needs no tool at all ("用一句话解释什么是 JSON。") to the
 #    comparison. Which protocol spends more tokens on it, and why? (`answer_4`: both runs and
 #    your answer; print `grade(run)` under each run.)
 
@@ -814,7 +817,7 @@ else:
 # 3. **指定函数。** 对"306 乘以 5 等于多少？"用
 #    `tool_choice={"type": "function", "function": {"name": "calculator"}}` 强制调用 `calculator`，
 #    并打印调试视图里的 `json_schema` 和原始文本。（`answer_3`：这次的响应。）
-# 4. **第四个任务。** 在对比中加一个完全不需要工具的任务（"用一句话解释什么是 JSON。"）。哪种协议在它上面花的
+# 4. **第二个任务。** 在对比中加一个完全不需要工具的任务（"用一句话解释什么是 JSON。"）。哪种协议在它上面花的
 #    token 更多，为什么？（`answer_4`：两次运行和你的回答；在每次运行下面打印 `grade(run)`。）
 
 # %% [markdown]

@@ -113,12 +113,12 @@ check_3(answer_3)
 # A named choice gives a schema whose `name` is a constant: the model only chooses the
 # arguments, and the arguments must fit the tool's parameter schema.
 #
-# ## 4. A fourth task that needs no tool
+# ## 4. A second task, one that needs no tool
 
 # %% [markdown] lang="zh-CN"
 # 指定函数得到的 schema 里，`name` 是一个常量：模型只需要选择参数，而参数必须符合该工具的参数 schema。
 #
-# ## 4. 不需要工具的第四个任务
+# ## 4. 第二个任务：不需要工具
 
 # %%
 # NBVAL_IGNORE_OUTPUT
