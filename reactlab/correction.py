@@ -28,7 +28,8 @@ humidity: 3 of 3, against 0 of 3 with the draft shown). So a correction is one o
   course, once → the checked fact, then answer again (no call needed; told even when no tool
   answered anything);
   Also a day count the question asks for and the answer leaves out (`grader.unstated_days`:
-  "2680" alone for "还有多少天？…一共有多少钱？") → the count days_between gave;
+  "2680" alone for "还有多少天？…一共有多少钱？") → the count days_between gave, with the total
+  when the question counts an amount a day (both figures it asks for);
 - `cover`: the answer gives one name's figures and leaves another fetched name out ("长沙的湿度
   更低，为69%" when the question asks for both cities' humidity) → every asked name's reading,
   then answer again with all of them (no call needed).
@@ -50,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reactlab import claims
-from reactlab.grader import grade
+from reactlab.grader import grade, per_day_total
 from reactlab.hints import days_call
 from reactlab.runlog import RunResult
 
@@ -141,8 +142,7 @@ def correction(result: RunResult, days: bool = False) -> Correction | None:
     if verdict.totals:  # an amount a day over the days days_between gave
         return Correction("compute", reasons, fact=verdict.totals[0])
     if verdict.days:  # the total alone, when the question also asks how many days
-        return Correction("fact", reasons, fact=(f"days_between gave {verdict.days[0]} days, "
-                                                 "and the question asks how many days"))
+        return Correction("fact", reasons, fact=_days_and_total(verdict.days[0], result))
     if verdict.aggregates:  # a mean or total that is not the asked names' mean or sum
         return Correction("aggregate", reasons, fact=verdict.aggregates[0])
     if verdict.unsupported or verdict.gaps:
@@ -161,6 +161,24 @@ def correction(result: RunResult, days: bool = False) -> Correction | None:
         readings = "; ".join(f"{n}: {subs[n].gist()}" for n in asked if n in subs)
         return Correction("cover", reasons, names=tuple(left), fact=readings)
     return None
+
+
+def _days_and_total(days: str, result: RunResult) -> str:
+    """The fact for an answer that left out the day count: the count, and, when the question
+    also counts an amount a day, the total with it (both figures the question asks for).
+    Measured on the suite's native t56: told only "days_between gave 353 days, and the
+    question asks how many days" after answering "3024", the 1.5B answered "353".
+
+    Example: "…还有多少天？如果每天存 8 元，再加上已有的 200 元…" after days_between -> 353 ->
+             "days_between gave 353 days, and 353 * 8 + 200 = 3024: the question asks for both,
+             the days and the total"
+    """
+    said = f"days_between gave {days} days, and the question asks how many days"
+    if (found := per_day_total(result)) is None:
+        return said
+    rate, n, starts, expr = found
+    return (f"days_between gave {days} days, and {expr} = {n * rate + sum(starts):f}: the "
+            "question asks for both, the days and the total")
 
 
 def _checked(found: claims.Contradiction, said_as: dict[str, str] | None = None) -> str:

@@ -202,7 +202,9 @@ def wrong_differences(answer: str | None, result: RunResult) -> list[str]:
 # a figure the answer calls a mean: "平均气温是 21°C", "The average humidity of the four cities
 # (天津, 青岛, 哈尔滨, 昆明) is 48%"; or a total: "三地现在的气温加起来是54.6度", "The total cost of
 # one share of Kweichow Moutai and one share of Tsingtao Brewery … is 778.065 CNY"
-_MEAN = re.compile(r"(?:平均|均值|(?i:\baverage\b|\bmean\b))[^\d。;；\n]{0,60}?(\d+(?:\.\d+)?)")
+# up to 90 characters between the word and its figure: "The average temperature of Xiamen,
+# Changsha, and Chongqing right now is 23.5°C" (the suite's t48) puts 61 there
+_MEAN = re.compile(r"(?:平均|均值|(?i:\baverage\b|\bmean\b))[^\d。;；\n]{0,90}?(\d+(?:\.\d+)?)")
 _TOTAL_WORDS = r"加起来|加在一起|总和|之和|合计|总共|一共|(?i:\btotal\b|\bsum\b|\bcombined\b|\btogether\b|altogether)"
 _TOTAL = re.compile(rf"(?:{_TOTAL_WORDS})[^\d。;；\n]{{0,120}}?(\d+(?:\.\d+)?)")
 
@@ -564,16 +566,24 @@ def _coverage(unmet: list[str], stated: list[str], wrong_owner: list, left: list
     return out
 
 
+# the question asks for every name's own figure: "两地的湿度分别是多少？", "各是多少"
+EACH_ASKED = re.compile(r"分别|各(?:是|为|自|有)|(?i:\beach\b|\brespectively\b)")
+
+
 def skipped(parts: list[str], stated: list[str], wrong_owner: list,
-            subs: dict[str, Subject]) -> list[str]:
+            subs: dict[str, Subject], each: bool = False) -> list[str]:
     """The fetched parts an answer gives no figure for, when it gives another part's figures
-    (an answer with no figure at all skips nothing here), in `parts`' order.
+    or, with `each` (the question asks for each one's figure: `EACH_ASKED`), whatever it
+    gives; in `parts`' order. Otherwise an answer with no part's figure skips nothing here.
 
     Example: parts ["厦门", "长沙"], both fetched (74 % and 69 %), stated ["69%"] -> ["厦门"]
+    Example: "北京、上海、广州现在的气温分别是多少？三地的平均气温是多少？", all three fetched,
+             stated ["22.47"] (the mean alone: the suite's native t25) -> ["北京", "上海", "广州"]
     """
     pools = {p: subs[p].pool for p in parts if p in subs}
     values = [value(f) for f in stated]
-    if len(pools) < 2 or not any(pool.supports(v) for pool in pools.values() for v in values):
+    if len(pools) < 2 or not (each or any(pool.supports(v) for pool in pools.values()
+                                          for v in values)):
         return []
     misattributed = {o for o, _, _ in wrong_owner}
     return [p for p, pool in pools.items()
@@ -639,7 +649,8 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
         why = next(w for n, _, w in lost if n == name)
         problems.append(("invented_data", (f"the lookup for {name} failed ({why}), yet the "
                                            f"answer gives {name} {figs}")))
-    left = skipped(parts, stated, wrong_owner, subs)
+    left = skipped(parts, stated, wrong_owner, subs,
+                   each=bool(EACH_ASKED.search(normalise(result.question or ""))))
     problems += _coverage(unmet, stated, wrong_owner, left, subs)
     fetched = any(not c.error for s in result.steps or [] for c in s.tool_calls or [])
     if fetched and not stated and not claims.mentions(answer, known) and not problems \

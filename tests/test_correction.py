@@ -283,6 +283,19 @@ def test_a_day_count_left_out_gets_it_as_the_checked_fact():
     r = days_run(t24, "2680", "109", ("calculator", {"expression": "(20 * 109) + 500"}, "2680"))
     c = correction(r)
     assert c.kind == "fact" and not c.needs_call
+    # both figures the question asks for (the suite's native t56, told the count alone,
+    # answered with the count alone)
+    assert c.fact == ("days_between gave 109 days, and 109 * 20 + 500 = 2680: the question "
+                      "asks for both, the days and the total")
+    assert "2680" in correction_text(c, r.question) and "109 days" in correction_text(c, r.question)
+
+
+def test_a_day_count_left_out_of_a_question_with_no_amount_gets_the_count_alone():
+    from test_grader import days_run
+    q = "今天到2026年6月18日还有多少天？那天是星期几？"
+    r = days_run(q, "那天是星期四。", "109")
+    c = correction(r)
+    assert c is not None and c.kind == "fact"
     assert c.fact == "days_between gave 109 days, and the question asks how many days"
 
 

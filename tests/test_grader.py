@@ -543,6 +543,49 @@ def test_a_right_mean_passes_rounded_or_written_out():
     assert aggregates("平均 21°C", run(AVG, "平均 21°C", ("get_weather", {"location": "北京"}, BJ))) == []
 
 
+XM = "厦门: 23.5°C (feels like 25.0°C), humidity 74%"
+CS = "长沙: 22.4°C (feels like 23.3°C), humidity 69%"
+CQ = "重庆: 23.8°C (feels like 25.1°C), humidity 70%"
+
+
+def test_a_mean_far_from_its_word_is_still_read_as_the_mean():
+    # t48, a real answer in both protocols: one city's reading given as the mean, 61 characters
+    # after "average"; the correction then names the expression, not another city's figures
+    q = "What is the average temperature of Xiamen, Changsha and Chongqing right now?"
+    answer = ("The average temperature of Xiamen, Changsha, and Chongqing right now is 23.5°C "
+              "(feels like 25.0°C).")
+    r = run(q, answer, ("get_weather", {"location": "Xiamen"}, XM),
+            ("get_weather", {"location": "Changsha"}, CS),
+            ("get_weather", {"location": "Chongqing"}, CQ))
+    v = grade(r)
+    assert not v.ok and v.aggregates == [
+        "the mean of 厦门 23.5, 长沙 22.4 and 重庆 23.8: (23.5 + 22.4 + 23.8) / 3"]
+    from reactlab.correction import correction
+    assert correction(r).kind == "aggregate"
+
+
+EACH = "北京、上海、广州现在的气温分别是多少？三地的平均气温是多少？"
+
+
+def each(answer, *more):
+    return run(EACH, answer, ("get_weather", {"location": "北京"}, BJ),
+               ("get_weather", {"location": "上海"}, SH), ("get_weather", {"location": "广州"}, GZ),
+               *more)
+
+
+def test_the_mean_alone_skips_the_figures_a_question_asks_for_each():
+    # t25, a real native answer: the right mean, and none of the three readings "分别" asks for
+    mean = ("calculator", {"expression": "(23.4 + 19.8 + 24.2) / 3"}, "22.4666666667")
+    v = grade(each("The average temperature of Beijing, Shanghai, and Guangzhou is 22.47°C.", mean))
+    assert not v.ok and v.skipped == ["北京", "上海", "广州"]
+    from reactlab.correction import correction
+    fix = correction(each("三地的平均气温是22.47°C。", mean))
+    assert fix.kind == "cover" and fix.names == ("北京", "上海", "广州")
+    # all three and the mean: nothing skipped; without "分别", the mean alone answers
+    assert grade(each("北京23.4°C，上海19.8°C，广州24.2°C，平均22.47°C。", mean)).ok
+    assert grade(three("三地的平均气温是22.47°C。")).ok
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=80))
 def test_aggregates_never_raises(answer):

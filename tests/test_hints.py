@@ -608,12 +608,16 @@ def test_a_call_a_correction_named_and_got_is_not_counted_as_a_step():
              Step(4, "ungrounded", require_call="calculator"),
              Step(5, "action", tool_calls=[calc])]
     assert Guards.on().counted(named) == 3 and Guards(free_fetches=0).counted(named) == 5
-    # "any" call, a failed call, or another tool than the one named: counted
+    # a correction that asked for any call (`missing`: ReAct t25's fetch for 广州) and got
+    # one that ran: not counted either
     anyone = [Step(1, "ungrounded", require_call="any"), Step(2, "action", tool_calls=[calc])]
+    assert Guards.on().counted(anyone) == 1
+    # a failed call, another tool than the one named, or an answer-only correction: counted
     other = [Step(1, "ungrounded", require_call="days_between"), Step(2, "action", tool_calls=[calc])]
-    failed = [Step(1, "ungrounded", require_call="calculator"),
+    failed = [Step(1, "ungrounded", require_call="any"),
               Step(2, "action", tool_calls=[replace(calc, error=True)])]
-    assert [Guards.on().counted(s) for s in (anyone, other, failed)] == [2, 2, 2]
+    told = [Step(1, "ungrounded"), Step(2, "action", tool_calls=[calc])]
+    assert [Guards.on().counted(s) for s in (other, failed, told)] == [2, 2, 2]
 
 
 def test_the_days_correction_also_catches_a_count_every_figure_of_which_a_calculation_gave():
