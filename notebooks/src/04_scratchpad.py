@@ -229,7 +229,8 @@ def react_scratchpad(question, tools, max_steps=5, style="json"):
 # - that every figure in the answer comes from a tool result, the question or a calculation;
 # - that every name the question asks about (北京 *and* 广州) got its own tool result, and that
 #   figures are given to the right name (none to a name whose lookup failed: saying it failed
-#   covers that name) and comparisons agree with the numbers;
+#   covers that name) and comparisons agree with the numbers; when the question asks for each
+#   one's figure ("分别是多少"), every one is stated, not the mean alone;
 # - that the counts the question asks for are stated and right: for "到 2027-01-01 还有多少天" the
 #   days from the date get_today gave (306 from 2026-03-01, however the model counted), the
 #   total of "每天存 5 元" over those days, and a mean or total of the readings that is theirs;
@@ -247,7 +248,7 @@ def react_scratchpad(question, tools, max_steps=5, style="json"):
 #
 # - 运行是以它自己给出的答案结束的（不是预算耗尽，不是出错，也不是把问题原样交回来）；
 # - 答案里的每个数字都来自某个工具结果、问题本身或一次计算；
-# - 问题问到的每个名字（北京*和*广州）都有自己的工具结果，数字对应到了正确的名字上（查询失败的名字不该有数字：说明查询失败就算答到了），比较的结论也与数字相符；
+# - 问题问到的每个名字（北京*和*广州）都有自己的工具结果，数字对应到了正确的名字上（查询失败的名字不该有数字：说明查询失败就算答到了），比较的结论也与数字相符；问题要每个名字的数字（“分别是多少”）时，每个都要说出来，不能只给一个平均数；
 # - 问题要的数都说出来了，而且是对的：“到 2027-01-01 还有多少天”要有从 get_today 给的日期算起的天数（从 2026-03-01 算是 306，不管模型是怎么数的），“每天存 5 元”要有这些天的总数，说出的读数平均或总和要真是那几个读数的；
 # - 我们对正确答案已知的内容：`Expected(parts=…)` 列出必须覆盖的名字，`figures=…` 列出答案必须给出的数字，`winner=…` 给出比较必须得出的那个名字。
 #

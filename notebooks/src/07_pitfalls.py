@@ -492,9 +492,9 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | compute | a figure that no tool result or calculation gives, or a total the answer misses for "还有多少天？如果每天存 10 元，一共能存多少钱？" (then the expression is named: `193 * 10`, the days times 10 元) | must make a tool call; the calculator itself when the expression is named |
 # | aggregate | a mean or a total that is not the mean or the sum of the asked names' readings, even one a calculator gave (`(23.4 + 19.8 + 19.8) / 3` before 广州 was fetched) | the expression over the readings, then a tool call: the calculator |
 # | difference | a mean or a sum called a difference (相差, higher by) | what the calculator computed, then a tool call: the difference |
-# | fact | a backwards comparison, one name given another's figures, a figure for a name whose lookup failed, a name looked up twice in vain (then: say it was not found), or a day count the question asks for left out | the checked fact, then a new answer |
-# | cover | one asked name's figures given, another fetched name left out | every asked name's reading, then a new answer |
-| days | a day count the question settles stated wrong before `days_between` has run ("还有 0 天" for the 306 days to 2027-01-01, once get_today has said 2026-03-01) | the `days_between` call with today's date; must call `days_between` |
+# | fact | a backwards comparison, one name given another's figures, a figure for a name whose lookup failed, a name looked up twice in vain (then: say it was not found), or a day count the question asks for left out | the checked fact, then a new answer (for a left-out day count: the count, and the total too when the question counts an amount a day) |
+# | cover | one asked name's figures given, another fetched name left out; or, when the question asks for each one's figure (分别, each), any of them left out (the mean alone) | every asked name's reading, then a new answer |
+# | days | a day count the question settles stated wrong before `days_between` has run ("还有 0 天" for the 306 days to 2027-01-01, once get_today has said 2026-03-01) | the `days_between` call with today's date; must call `days_between` |
 #
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
 # says what is wrong. A "final answer" that only repeats the question, or the last message the
@@ -517,8 +517,8 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | aggregate | a calculator call that failed or was held back, once every reading of an asked mean or total is in | the calculator call over the readings, e.g. `(26.1 + 21.5 + 20.3 + 20.9) / 4` |
 # | per-day | the same, once `days_between` has given the days of a question that counts an amount a day | the calculator call over the days, e.g. `306 * 5` |
 #
-# Up to four fetches a hint asked for, and calls a correction named (`days_between`, the
-# calculator on the expression it gave), do not count against the step budget
+# Up to four fetches a hint asked for, and calls a correction asked for (`days_between`, the
+# calculator on the expression it gave, the fetch for a name the draft had no result for), do not count against the step budget
 # (`Guards.counted`): measured on averages over four cities, the budget used to run out on the
 # fetches, before the calculator; replayed on notebook 05's savings question, on the days correction's
 # call and the calculator, before the answer. And when a ReAct run's budget does run out, the closing request goes as plain
@@ -546,9 +546,9 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | compute（要计算） | 某个数字既不来自工具结果，也不来自计算；或者像“还有多少天？如果每天存 10 元，一共能存多少钱？”这样的问题，答案没给出总数（这时会点出算式，如 `193 * 10`：天数乘以 10 元） | 必须调用工具；点出了算式时必须调用计算器本身 |
 # | aggregate（平均或总和） | 说出的平均数或总和不是问题问到的那几个名字读数的平均或总和，哪怕是计算器算出来的（还没查广州就算了 `(23.4 + 19.8 + 19.8) / 3`） | 点出按读数列的算式，然后必须调用工具：计算器 |
 # | difference（不是差） | 把平均数或总和说成了差（相差、高多少） | 说明计算器算的是什么，然后必须调用工具：算差 |
-# | fact（核对事实） | 比较方向反了；把一个名字的数字安到了另一个名字上；给一个没查到的名字安了数字；一个名字查了两次都失败（这时：说没查到）；或者漏答了问题问的天数 | 给出核对过的事实，再重新作答 |
-# | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字 | 给出每个名字的读数，再重新作答 |
-| days（天数） | `days_between` 还没运行，答案却说错了问题所确定的天数（get_today 已经说了 2026-03-01，到 2027-01-01 是 306 天，答案却说“还有 0 天”） | 填上今天日期的 `days_between` 调用；必须调用 `days_between` |
+# | fact（核对事实） | 比较方向反了；把一个名字的数字安到了另一个名字上；给一个没查到的名字安了数字；一个名字查了两次都失败（这时：说没查到）；或者漏答了问题问的天数 | 给出核对过的事实，再重新作答（漏答天数时：给出天数；问题还按天累计一个数额时，连同总数一起给出） |
+# | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字；或者问题要每个名字的数字（“分别”），答案却漏掉了其中任何一个（比如只给平均数） | 给出每个名字的读数，再重新作答 |
+# | days（天数） | `days_between` 还没运行，答案却说错了问题所确定的天数（get_today 已经说了 2026-03-01，到 2027-01-01 是 306 天，答案却说“还有 0 天”） | 填上今天日期的 `days_between` 调用；必须调用 `days_between` |
 #
 # 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。只是把问题、或者循环发出的上一条消息原样交回来的“最终答案”根本不评分：它会像一条读不懂的回复那样被退回（`Guards.echoed`；在任务集上实测，1.5B 偶尔会把一条消息原样交回来）。预算耗尽后，对最终请求的回复另有一道检查（`Guards.closing`）：如果它是空的、写出来的工具调用、原样交回的消息，或者是一条 `fact`、`cover` 更正就能改对的答案，最终请求会再发一次，前面先说明哪里不对；第二次的回复按原样接受。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
 #
@@ -561,7 +561,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | aggregate（汇总） | 问题问平均或总和、每个读数都已拿到时，一次失败或被扣下的计算器调用之后 | 按读数列出的计算器调用，如 `(26.1 + 21.5 + 20.3 + 20.9) / 4` |
 # | per-day（按天累计） | 同上，问题按天累计一个数额、`days_between` 已经给出天数时 | 按天数列出的计算器调用，如 `306 * 5` |
 #
-# 按提示做的取数，以及更正点名的调用（`days_between`、按更正给出的算式调用的计算器），合计最多有四次不计入步数预算（`Guards.counted`）：在四个城市求平均的问题上实测，以前预算常常在取数时就用完了，轮不到计算器；在第 05 课的储蓄问题上重放，预算则用在了天数更正要求的调用和计算器上，轮不到作答。而文本 ReAct 的预算真的用完时，最终请求以普通对话的形式发出——列出问题和每个工具结果，没有 Thought 或 Action 格式（`Guards.plain_closing`）——因为在草稿本里提出这个请求时，1.5B 偶尔会开始写一个新的 Action，而不是作答。
+# 按提示做的取数，以及更正要求的调用（`days_between`、按更正给出的算式调用的计算器、为草稿缺数据的名字取数），合计最多有四次不计入步数预算（`Guards.counted`）：在四个城市求平均的问题上实测，以前预算常常在取数时就用完了，轮不到计算器；在第 05 课的储蓄问题上重放，预算则用在了天数更正要求的调用和计算器上，轮不到作答。而文本 ReAct 的预算真的用完时，最终请求以普通对话的形式发出——列出问题和每个工具结果，没有 Thought 或 Action 格式（`Guards.plain_closing`）——因为在草稿本里提出这个请求时，1.5B 偶尔会开始写一个新的 Action，而不是作答。
 #
 # 日期、代入、汇总或按天累计提示要求的那次调用执行之后，这一步改为一句简短的说明（取数提示之后不加：实测发现这句话会让模型从头再来）：那次调用已经做过，不要再做，回到问题上。没有这句话时，原生请求的最后一条消息仍是“现在就做那次调用”，模型会一再重复同一个调用，直到循环检测器把它拦下。
 #
@@ -595,19 +595,21 @@ for r in drafts:
 # backwards under the older guards (suite task t32 in
 # [`benchmarks/results/agents.md`](../benchmarks/results/agents.md): W under `native · guards on`,
 # ✓ with today's defaults): each step's kind, and for an
-# `ungrounded` step the correction the model read instead of its draft. This run can go
-# either way, and the verdict below says which: replayed ten times
-# ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md)), the correction led to the
-# right answer once; the other nine times the model answered the correction by handing the
-# question back, the echo guard sent that back, the model repeated it until the parse-error
-# budget ended the run, and even the closing request drew the question again. A correction
-# tells the model the fact; it cannot make a 1.5B model use it.
+# `ungrounded` step the correction the model read instead of its draft. It is a success demo:
+# replayed ten times ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md)), it
+# ended ✔ every time. In the saved run below, and in five more watched outside the notebook,
+# the draft came out backwards ("北京比上海更冷") and the correction turned it into the right
+# answer. Look at how: the second answer puts the checked winner into the question's own words
+# ("北京和上海现在上海更冷"): the model used the fact it was given, not a thought of its own.
+# Under earlier guards the same demo held once in ten: the model answered the correction by
+# handing the question back until the budget ran out.
 
 # %% [markdown] lang="zh-CN"
-# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这次运行可能成功也可能失败，下面的判定会说明是哪一种：重放十次（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md)），更正只有一次带来了正确答案；另外九次，模型对更正的回应是把问题原样交回来，echo 护栏把它退回，模型一再重复，直到解析错误的预算结束了这次运行，连最终请求得到的也还是那个问题。更正能把事实告诉模型，却不能让一个 1.5B 模型用上它。
+# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这是一个成功演示：重放十次（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md)），每次都以 ✔ 结束。在下面保存的这次运行里（在笔记本之外另看的五次也一样），草稿把比较说反了（“北京比上海更冷”），更正把它变成了正确答案。看看它是怎么改对的：第二个答案把核对过的胜出者套进了问题自己的字句里（“北京和上海现在上海更冷”）：模型用的是交给它的事实，而不是自己的推理。在更早的护栏下，同一个演示十次里只成功一次：模型对更正的回应是把问题原样交回来，直到预算用完。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# demo: success
 cold_q = "北京和上海现在哪个更冷？"
 checked = run_function_calling(cold_q, tools=ToolRegistry([course.get("get_weather")]), conn=conn)
 for s in checked.steps:
@@ -735,7 +737,8 @@ for label, (r, expected) in ended.items():
 # loop ended once a call repeats three times, an error the model can read instead of a crash. It does not make
 # a 1.5B model right: a run whose verdict says ✘ under a guard is a shorter, cheaper failure, not
 # a success. Even the grader, the one guard that tells the model what is wrong, turns a ✘ into a
-# ✔ only some of the time (row 6 above, whichever way it went here, did so once in ten replays).
+# ✔ only some of the time: row 6 above did so in ten replays of ten, but on the 72-task suite
+# corrections still end in a ✘ now and then (`benchmarks/results/levers.md`).
 # Getting the answer right is still the model's and the prompt's job (a stronger
 # model, a narrower question, a tool that returns less); the guards make sure that when it goes
 # wrong, it goes wrong within bounds you chose.
@@ -777,7 +780,7 @@ for label, (r, expected) in ended.items():
 #    section 5's runs (`priced`). `answer_4`: the function itself.
 
 # %% [markdown] lang="zh-CN"
-# 把每次运行的两行放在一起读。护栏能把损失控制住：提示词保持较小，调用重复三次循环就会结束，模型读到的是错误信息而不是程序崩溃。但它不能让 1.5B 模型变对：在护栏下判定为 ✘ 的运行，是一次更短、更便宜的失败，而不是成功。就连评分器——唯一会告诉模型错在哪里的护栏——也只是有时能把 ✘ 变成 ✔（上面第 6 行，不管这次结果如何，重放十次只成功了一次）。把答案做对仍然是模型和提示词的事（更强的模型、更窄的问题、返回内容更少的工具）；护栏保证的是，事情出错时，错在你设定的范围之内。
+# 把每次运行的两行放在一起读。护栏能把损失控制住：提示词保持较小，调用重复三次循环就会结束，模型读到的是错误信息而不是程序崩溃。但它不能让 1.5B 模型变对：在护栏下判定为 ✘ 的运行，是一次更短、更便宜的失败，而不是成功。就连评分器——唯一会告诉模型错在哪里的护栏——也只是有时能把 ✘ 变成 ✔：上面第 6 行重放十次、十次都改对了，但在 72 个任务的套件上，更正之后仍不时以 ✘ 收场（`benchmarks/results/levers.md`）。把答案做对仍然是模型和提示词的事（更强的模型、更窄的问题、返回内容更少的工具）；护栏保证的是，事情出错时，错在你设定的范围之内。
 #
 # | 术语 | 中文 | 含义 |
 # |---|---|---|
