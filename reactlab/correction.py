@@ -173,12 +173,10 @@ def _days_and_total(days: str, result: RunResult) -> str:
              "days_between gave 353 days, and 353 * 8 + 200 = 3024: the question asks for both,
              the days and the total"
     """
-    said = f"days_between gave {days} days, and the question asks how many days"
     if (found := per_day_total(result)) is None:
-        return said
-    rate, n, starts, expr = found
-    return (f"days_between gave {days} days, and {expr} = {n * rate + sum(starts):f}: the "
-            "question asks for both, the days and the total")
+        return f"days_between gave {days} days, and the question asks how many days"
+    return (f"days_between gave {days} days, and {found.expr} = {found.total:f}: the question "
+            "asks for both, the days and the total")
 
 
 def _checked(found: claims.Contradiction, said_as: dict[str, str] | None = None) -> str:

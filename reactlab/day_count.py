@@ -83,5 +83,11 @@ def asked_days(question: str, steps: list[Step]) -> int | None:
     return abs((last - first).days)
 
 
-__all__ = ["DATE", "DAYS_ASKED", "QUESTION_DATE", "asked_days", "asked_span", "question_dates",
-           "today_from"]
+def days_between_ran(steps: list[Step]) -> bool:
+    """Has a `days_between` call run without error? (The grader's and the days correction's
+    test that the model has a day count of its own.)"""
+    return any(c.name == "days_between" and not c.error for s in steps for c in s.tool_calls or [])
+
+
+__all__ = ["DATE", "DAYS_ASKED", "QUESTION_DATE", "asked_days", "asked_span", "days_between_ran",
+           "question_dates", "today_from"]

@@ -39,10 +39,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import NamedTuple
 
 from reactlab import claims
 from reactlab.claims import Subject
-from reactlab.day_count import DAYS_ASKED, asked_days, asked_span
+from reactlab.day_count import DAYS_ASKED, asked_days, asked_span, days_between_ran
 from reactlab.figures import (
     argument_text,
     figures,
@@ -313,14 +314,28 @@ _START = re.compile(r"已(?:经)?有的?[ \t]*(\d+(?:\.\d+)?)|(?i:\bplus[ \t]+(?
                     r"|(\d+(?:\.\d+)?)[ \t]*(?:[A-Za-z元]+[ \t]+){0,2}?(?i:I[ \t]+already[ \t]+have)")
 
 
-def per_day_total(result: RunResult) -> tuple[Decimal, Decimal, list[Decimal], str] | None:
+class PerDay(NamedTuple):
+    """An amount a day over a day count: `per_day_total`'s reading of a question."""
+
+    rate: Decimal
+    days: Decimal
+    starts: list[Decimal]  # the amounts already there
+    expr: str  # the calculator expression: "306 * 5", "353 * 8 + 200"
+
+    @property
+    def total(self) -> Decimal:
+        """Example: PerDay(Decimal("8"), Decimal("353"), [Decimal("200")], "…").total -> 3024"""
+        return self.days * self.rate + sum(self.starts)
+
+
+def per_day_total(result: RunResult) -> PerDay | None:
     """(rate, days, the amounts already there, the calculator expression) when the question
     counts one amount per day over the days the last successful `days_between` call returned;
     None otherwise. `per_day_totals` checks an answer with it; `hints.per_day_hint` names the
     calculator call with it.
 
     Example: "…每天存 5 元，一共能存多少？" after days_between -> 306 ->
-             (Decimal("5"), Decimal("306"), [], "306 * 5")
+             PerDay(Decimal("5"), Decimal("306"), [], "306 * 5")
     """
     question = normalise(result.question or "")
     rates = [value(a or b) for a, b in _PER_DAY.findall(question)]
@@ -330,7 +345,7 @@ def per_day_total(result: RunResult) -> tuple[Decimal, Decimal, list[Decimal], s
     rate, n = rates[0], abs(days[-1])
     starts = [value(next(g for g in m if g)) for m in _START.findall(question)]
     expr = f"{n:f} * {rate:f}" + "".join(f" + {s:f}" for s in starts)
-    return rate, n, starts, expr
+    return PerDay(rate, n, starts, expr)
 
 
 def per_day_totals(answer: str | None, result: RunResult) -> list[tuple[str, str]]:
@@ -345,8 +360,8 @@ def per_day_totals(answer: str | None, result: RunResult) -> list[tuple[str, str
     found = per_day_total(result)
     if found is None or not answer:
         return []
-    rate, n, starts, expr = found
-    total = n * rate + sum(starts)
+    rate, n, _, expr = found
+    total = found.total
     stated = {value(f) for f in figures(answer)}
     if any(is_rounding(got, total) for got in stated):
         return []
@@ -388,8 +403,7 @@ def miscounted_days(answer: str | None, result: RunResult) -> list[tuple[str, st
     if Decimal(n) in stated or f"{n}" in unstated_days(answer, result):
         return []
     first, last = asked_span(result.question or "", result.steps or [])
-    ran = any(c.name == "days_between" and not c.error
-              for s in result.steps or [] for c in s.tool_calls or [])
+    ran = days_between_ran(result.steps or [])
     why = (f"the question asks how many days from {first} to {last}: {n}, and the answer does "
            f"not state it{'' if ran else ' (days_between never ran)'}")
     return [(why, f"{n}")]

@@ -68,7 +68,7 @@ import re
 from typing import Any
 
 from reactlab import claims
-from reactlab.day_count import DATE, asked_span, question_dates, today_from
+from reactlab.day_count import DATE, asked_span, days_between_ran, question_dates, today_from
 from reactlab.figures import known_inputs, made_up
 from reactlab.folding import HELD_BACK_OPENING
 from reactlab.prompts import render_template
@@ -324,8 +324,7 @@ def days_call(question: str, steps: list[Step]) -> str | None:
     Example: "…到 2027-01-01 还有多少天？…", get_today -> 2026-03-01 ->
              'days_between({"date1": "2026-03-01", "date2": "2027-01-01"})'
     """
-    if len(question_dates(question)) != 1 or any(
-            c.name == "days_between" and not c.error for s in steps for c in s.tool_calls):
+    if len(question_dates(question)) != 1 or days_between_ran(steps):
         return None
     span = asked_span(question, steps)  # today and the question's date, once get_today answered
     return None if span is None else (
