@@ -597,7 +597,7 @@ for r in drafts:
 # ✓ with today's defaults): each step's kind, and for an
 # `ungrounded` step the correction the model read instead of its draft. It is a success demo:
 # replayed ten times ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md)), it
-# ended ✔ every time. In the saved run below, and in five more watched outside the notebook,
+# ended ✔ every time. In the run saved with this notebook, and in five more watched outside it,
 # the draft came out backwards ("北京比上海更冷") and the correction turned it into the right
 # answer. Look at how: the second answer puts the checked winner into the question's own words
 # ("北京和上海现在上海更冷"): the model used the fact it was given, not a thought of its own.
@@ -605,7 +605,7 @@ for r in drafts:
 # handing the question back until the budget ran out.
 
 # %% [markdown] lang="zh-CN"
-# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这是一个成功演示：重放十次（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md)），每次都以 ✔ 结束。在下面保存的这次运行里（在笔记本之外另看的五次也一样），草稿把比较说反了（“北京比上海更冷”），更正把它变成了正确答案。看看它是怎么改对的：第二个答案把核对过的胜出者套进了问题自己的字句里（“北京和上海现在上海更冷”）：模型用的是交给它的事实，而不是自己的推理。在更早的护栏下，同一个演示十次里只成功一次：模型对更正的回应是把问题原样交回来，直到预算用完。
+# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这是一个成功演示：重放十次（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md)），每次都以 ✔ 结束。在随笔记本保存的那次运行里（在笔记本之外另看的五次也一样），草稿把比较说反了（“北京比上海更冷”），更正把它变成了正确答案。看看它是怎么改对的：第二个答案把核对过的胜出者套进了问题自己的字句里（“北京和上海现在上海更冷”）：模型用的是交给它的事实，而不是自己的推理。在更早的护栏下，同一个演示十次里只成功一次：模型对更正的回应是把问题原样交回来，直到预算用完。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
