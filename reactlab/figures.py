@@ -5,7 +5,9 @@ a successful tool result, in the question, or one the caller vouches for; or whe
 + − × ÷ step away from two supported figures (the answer's own, the question's, or readings
 the grader passes in): "还有32天……每天存5元，一共能存160元" is 32 × 5. Figures are compared by
 value: "1,530", "1530.0", "1530元" and "１５３０" are the same figure; 22.47 and 22.5 are
-roundings of 22.4666666667; a date such as 2026-03-01 is the figures 2026, 03 and 01.
+roundings of 22.4666666667; in an answer a date such as 2026-03-01 is the figures 2026, 03
+and 01, but a call's argument that is a whole date is one figure (`made_up`): 2026-12-10 is
+made up unless a text names that month and day, however small its parts.
 `wrong_sums` checks arithmetic the answer writes out ("(23.4 + 19.8 + 24.2) / 3 = 23.4").
 
 Deliberately NOT here: Chinese numerals (十二), words (seven), units and signs ("-3.7°C" is
@@ -162,26 +164,83 @@ def unsupported_figures(answer: str | None, result: RunResult, vouched: tuple[st
 
 def argument_text(arguments: object) -> str:
     """Every value in a call's arguments as one text. Example: {"a": 1, "b": [2]} -> "1 2" """
+    return " ".join(str(v) for v in _leaves(arguments))
+
+
+def _leaves(arguments: object) -> list:
     if isinstance(arguments, dict):
-        return " ".join(argument_text(v) for v in arguments.values())
+        return [leaf for v in arguments.values() for leaf in _leaves(v)]
     if isinstance(arguments, (list, tuple)):
-        return " ".join(argument_text(v) for v in arguments)
-    return str(arguments)
+        return [leaf for v in arguments for leaf in _leaves(v)]
+    return [arguments]
 
 
-def known_inputs(question: str, steps: Iterable) -> Pool:
+# a full date: 2026-03-01, 2026/3/1, 2026年3月1日; a month and day: 12月1日, Dec 1, December 1st
+_FULL_DATE = re.compile(r"(?<!\d)(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?!\d)")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_DAY = re.compile(r"(?<![\d.])(\d{1,2})\s*月\s*(\d{1,2})(?!\d)"
+                        r"|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
+                        r"(\d{1,2})(?!\d)", re.IGNORECASE)
+_DATE_VALUE = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*")  # an argument that is a date
+
+
+def _month_days(text: str) -> set[tuple[int, int]]:
+    out = {(int(m[2]), int(m[3])) for m in _FULL_DATE.finditer(text)}
+    for m in _MONTH_DAY.finditer(text):
+        month = int(m[1]) if m[1] else _MONTHS.index(m[3].lower()[:3]) + 1
+        out.add((month, int(m[2] or m[4])))
+    return out
+
+
+class Known(Pool):
+    """What a call may be fed (`known_inputs`): a pool of figures, plus the dates the texts
+    name, so a date argument is judged as one date, not as three small figures."""
+
+    def __init__(self, values: set[Decimal], texts: Iterable[str]) -> None:
+        super().__init__(values)
+        texts = [normalise(t) for t in texts]
+        self.month_days = {md for t in texts for md in _month_days(t)}
+
+    def supports_date(self, year: int, month: int, day: int) -> bool:
+        """A date a text names: its month and day are written somewhere (2026年12月1日, 12月1日,
+        Dec 1) and its year is a known figure. Example: after "今天距离2026年12月1日…",
+        2026-12-01 -> True and 2026-12-10 -> False."""
+        return (month, day) in self.month_days and self.supports(Decimal(year))
+
+
+def known_inputs(question: str, steps: Iterable) -> Known:
     """The figures a call may be fed once `steps` are done: the question's, small whole numbers
     (0 to SMALL: "/ 3" for an average of three cities, the question may say 三) and every
-    successful tool result of `steps`.
+    successful tool result of `steps`; and the dates those texts name.
 
     Example: known_inputs("每天存 5 元", [days_between -> "306"]).supports(Decimal(306)) -> True
     """
     seen = {value(f) for f in figures(question)} | {Decimal(n) for n in range(SMALL + 1)}
-    seen |= {value(f) for step in steps for c in step.tool_calls or [] if not c.error
-             for f in figures(c.observation)}
-    return Pool(seen)
+    results = [c.observation or "" for step in steps for c in step.tool_calls or [] if not c.error]
+    seen |= {value(f) for text in results for f in figures(text)}
+    return Known(seen, [question or "", *results])
 
 
+def made_up(arguments: object, known: Pool) -> list[str]:
+    """The figures in a call's arguments that `known` does not support. An argument that is a
+    whole date (2026-12-10) is one figure: a date no text names is made up even when its year,
+    month and day each appear somewhere (a "today" guessed from the question's own date).
+
+    Example: made_up({"expression": "100 * 67.5"}, known_inputs("买100股", [])) -> ["67.5"];
+             made_up({"date1": "2026-12-01", "date2": "2026-12-10"},
+                     known_inputs("今天距离2026年12月1日还有多少天？", [])) -> ["2026-12-10"]
+    """
+    out: list[str] = []
+    for leaf in _leaves(arguments):
+        text = str(leaf)
+        date = _DATE_VALUE.fullmatch(text) if isinstance(known, Known) else None
+        if date:
+            y, m, d = (int(g) for g in date.groups())
+            if not known.supports_date(y, m, d):
+                out.append(text.strip())
+            continue
+        out += [f for f in figures(text) if not known.supports(value(f))]
+    return list(dict.fromkeys(out))
 # dates and years in a question: what days_between and get_today deal with, not an amount
 _DATES = re.compile(r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*[日号]?"
                     r"|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|(?<!\d)(?:19|20)\d{2}(?!\d)\s*年?"
@@ -219,15 +278,6 @@ def unused_givens(result: RunResult, operands: tuple[Decimal, ...] = ()) -> list
         return bool(set(unsupported_figures(result.answer, run, operands=operands)) - base)
 
     return [f for f in unused if not needed(f)]
-
-
-def made_up(arguments: object, known: Pool) -> list[str]:
-    """The figures in a call's arguments that `known` does not support.
-
-    Example: made_up({"expression": "100 * 67.5"}, known_inputs("买100股", [])) -> ["67.5"]
-    """
-    return [f for f in dict.fromkeys(figures(argument_text(arguments)))
-            if not known.supports(value(f))]
 
 
 def invented_inputs(result: RunResult) -> list[tuple[str, list[str]]]:

@@ -252,7 +252,8 @@ class Guards:
 
         - a call fed a figure that neither the question nor an earlier tool result gives
           (small whole numbers allowed, `figures.made_up`): a price it guessed, a "today" it
-          imagined (2025-10-01);
+          imagined (2025-10-01, or 2026-12-10 beside a question about 2026年12月1日: a date
+          argument is judged whole);
         - a calculator beside a call that fetches something not fetched before: it may need
           that result (`calculator('5 * (2027-2026)')` beside the first `days_between`).
 

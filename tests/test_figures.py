@@ -13,6 +13,8 @@ from reactlab.figures import (
     figures,
     invented_inputs,
     is_rounding,
+    known_inputs,
+    made_up,
     normalise,
     unsupported_figures,
     unused_givens,
@@ -101,13 +103,36 @@ def test_invented_inputs_are_figures_nothing_before_the_call_gives():
     q = "今天到2026年6月18日还有多少天？如果每天存 20 元，再加上已有的 500 元，到那天一共有多少钱？"
     made_up = run(q, ("days_between", {"date1": "2026-06-18", "date2": "2025-10-01"}, "260"),
                   ("calculator", {"expression": "260 * 20 + 500"}, "5700"))
-    assert invented_inputs(made_up) == [("days_between", ["2025"])]
+    assert invented_inputs(made_up) == [("days_between", ["2025-10-01"])]
     honest = run(q, ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
                  ("days_between", {"date1": "2026-03-01", "date2": "2026-06-18"}, "109"),
                  ("calculator", {"expression": "109 * 20 + 500"}, "2680"),
                  ("calculator", "(23.4 + 19.8 + 24.2) / 3", "x"))  # small constants are fine
     assert invented_inputs(honest) == [("calculator", ["23.4", "19.8", "24.2"])]
     assert invented_inputs(run(q)) == []
+
+
+def test_a_date_argument_is_one_figure_and_must_be_a_date_some_text_names():
+    # suite t64, native, 2026-12-04: get_today never called, a "today" made of the question's
+    # own figures (2026, 12, and 10, a small number), and the grader said ✔ for "还有9天"
+    q = "今天距离2026年12月1日还有多少天？"
+    guessed = run(q, ("days_between", {"date1": "2026-12-01", "date2": "2026-12-10"}, "9"))
+    assert invented_inputs(guessed) == [("days_between", ["2026-12-10"])]
+    told = run(q, ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
+               ("days_between", {"date1": "2026-03-01", "date2": "2026-12-01"}, "275"))
+    assert invented_inputs(told) == []
+    # a month and day the question names take a year a result gives; in English too
+    for question in ["今天到12月25日还有多少天？", "How many days from today to Dec 25th?"]:
+        xmas = run(question, ("get_today", {}, "2026-03-01"),
+                   ("days_between", {"date1": "2026-03-01", "date2": "2026-12-25"}, "299"))
+        assert invented_inputs(xmas) == []
+    before_today = run("今天到12月25日还有多少天？",
+                       ("days_between", {"date1": "2026-03-01", "date2": "2026-12-25"}, "299"))
+    assert invented_inputs(before_today) == [("days_between", ["2026-03-01", "2026-12-25"])]
+    # an expression is not a date: its figures are judged one by one, as before
+    assert made_up({"expression": "5 * (2027-2026-11-30)"},
+                   known_inputs("今天是2026-03-01。到 2027-01-01 还有多少天？", [])) == ["11", "30"]
+    assert made_up({"date": "2026-3-1"}, Pool({Decimal(2026), Decimal(3)})) == ["1"]  # bare Pool: figures
 
 
 # --- properties ---------------------------------------------------------------------------

@@ -586,7 +586,10 @@ def test_held_back_are_calls_fed_unseen_figures_and_a_calculator_too_early():
     # a "today" the model imagined, before any tool said what today is
     assert g.held_back("今天到2026年6月18日还有多少天？", [],
                        [("days_between", {"date1": "2026-06-18", "date2": "2025-10-01"})]) == {
-        0: ["2025"]}
+        0: ["2025-10-01"]}
+    # … or one made of the question's own figures (suite t64, native: no get_today, then "9 days")
+    t64 = [("days_between", {"date1": "2026-12-01", "date2": "2026-12-10"})]
+    assert g.held_back("今天距离2026年12月1日还有多少天？", [], t64) == {0: ["2026-12-10"]}
     assert Guards.basic().held_back(q, [], calls[1:]) == {}
 
 
@@ -604,7 +607,8 @@ def test_a_calculator_beside_a_repeated_fetch_runs():
     assert r.answer == "100股青岛啤酒要6792元。"
 
 
-def test_react_holds_back_a_guessed_today():
+def test_react_holds_back_a_guessed_today(monkeypatch):
+    monkeypatch.setenv("REACTLAB_TODAY", "2026-03-01")  # what get_today says: the script uses it
     conn = ScriptedConn(
         'Action: {"action": "days_between", "action_input": {"date1": "2025-10-01", '
         '"date2": "2026-06-18"}}',
