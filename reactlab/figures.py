@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation
 
+from reactlab.day_count import QUESTION_DATE
 from reactlab.runlog import RunResult
 
 # "1,530" and "12,345.6", but not "23.4,100" (two figures) or "306,5"
@@ -175,8 +176,7 @@ def _leaves(arguments: object) -> list:
     return [arguments]
 
 
-# a full date: 2026-03-01, 2026/3/1, 2026年3月1日; a month and day: 12月1日, Dec 1, December 1st
-_FULL_DATE = re.compile(r"(?<!\d)(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?!\d)")
+# a month and day: 12月1日, Dec 1, December 1st (a full date: day_count.QUESTION_DATE)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_DAY = re.compile(r"(?<![\d.])(\d{1,2})\s*月\s*(\d{1,2})(?!\d)"
                         r"|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
@@ -185,7 +185,7 @@ _DATE_VALUE = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*")  # an argument th
 
 
 def _month_days(text: str) -> set[tuple[int, int]]:
-    out = {(int(m[2]), int(m[3])) for m in _FULL_DATE.finditer(text)}
+    out = {(int(m[2]), int(m[3])) for m in QUESTION_DATE.finditer(text)}
     for m in _MONTH_DAY.finditer(text):
         month = int(m[1]) if m[1] else _MONTHS.index(m[3].lower()[:3]) + 1
         out.add((month, int(m[2] or m[4])))
