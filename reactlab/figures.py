@@ -241,6 +241,8 @@ def made_up(arguments: object, known: Pool) -> list[str]:
             continue
         out += [f for f in figures(text) if not known.supports(value(f))]
     return list(dict.fromkeys(out))
+
+
 # dates and years in a question: what days_between and get_today deal with, not an amount
 _DATES = re.compile(r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*[日号]?"
                     r"|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|(?<!\d)(?:19|20)\d{2}(?!\d)\s*年?"
