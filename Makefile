@@ -68,13 +68,16 @@ LAB_FLAGS := --ServerApp.root_dir="$(CURDIR)" --LabApp.app_settings_dir="$(CURDI
 lab: start       ## open the series in JupyterLab (EDITION=zh-CN: the Chinese edition)
 	$(BIN)/jupyter lab $(LAB_FLAGS) $(START_NB)
 
+# Two passes: the unit tests on both cores while no model is busy (xdist, -n 2), then the tests
+# marked `model` and every notebook one at a time, so the model has both cores to itself.
 # server_guard stops the local server only if this run started it (by pid; one that was already
 # running is left alone) and exits with pytest's code.
-test: model      ## unit tests + every notebook on the local model; stops the server it started
-	$(BIN)/python scripts/server_guard.py -- $(BIN)/python -m pytest
+test: model      ## unit tests, then the real-model tests and every notebook; stops the server it started
+	$(BIN)/python -m pytest tests -m "not model" -n 2
+	$(BIN)/python scripts/server_guard.py -- $(BIN)/python -m pytest -m model
 
-test-unit: setup ## unit tests only (seconds; no model)
-	REACTLAB_SKIP_MODEL=1 $(BIN)/python -m pytest tests -o addopts="-ra -p no:cacheprovider"
+test-unit: setup ## unit tests only (no model), on both cores
+	REACTLAB_SKIP_MODEL=1 $(BIN)/python -m pytest tests -n 2 -o addopts="-ra -p no:cacheprovider"
 
 notebooks: model ## re-execute the notebooks in place on the local model (outputs saved)
 	$(BIN)/python scripts/run_notebooks.py
