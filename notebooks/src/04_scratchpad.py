@@ -351,7 +351,8 @@ for name, run in (("weather agent layout", weather_run), ("stock agent layout  "
 
 # %% [markdown]
 # With two tool calls this is harmless. Notebook 07 feeds the loop a document search whose
-# result is about 11,000 characters, and then this growth is the whole problem.
+# results run to thousands of characters (its section 1 prints their sizes), and then this
+# growth is the whole problem.
 #
 # ## 6. Did the answers use the Observations?
 #
@@ -361,7 +362,7 @@ for name, run in (("weather agent layout", weather_run), ("stock agent layout  "
 # and does the answer contain the number the tool returned?
 
 # %% [markdown] lang="zh-CN"
-# 只有两次工具调用时，这无伤大雅。第 07 篇会给循环接上一个文档搜索工具，它返回的结果约有 11,000 个字符，那时这种增长就成了问题的症结。
+# 只有两次工具调用时，这无伤大雅。第 07 篇会给循环接上一个文档搜索工具，它返回的结果动辄几千个字符（那一篇的第 1 节会打印出这些长度），那时这种增长就成了问题的症结。
 #
 # ## 6. 答案用上 Observation 了吗？
 #

@@ -125,7 +125,7 @@ print(short[900:1150])
 from reactlab.guards import Guards
 
 docs_only = ToolRegistry([course.get("search_docs")])
-bloat_q = "在广州喝早茶有什么讲究？请先用 search_docs 查资料再回答。"
+bloat_q = "喝早茶有什么讲究？请先用 search_docs 查资料再回答。"
 runs = {}
 for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
     t0 = time.perf_counter()
