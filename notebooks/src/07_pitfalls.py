@@ -147,23 +147,27 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # %% [markdown]
 # Read the numbers above rather than trusting a story: the prompt of the call *after* the search
 # is where the two runs part (the `events` line shows whether the guards cut the result; the
-# search itself is in the first call). Uncut, the whole result rides along in that prompt and every later one;
+# search itself is in the first call; the model picks its own query, so the size in `events` can
+# differ from the 早茶 search above). Uncut, the whole result rides along in that prompt and every later one;
 # the prompt tokens are the bill: a provider charges for each, and the engine must read every
 # one it has not cached (the seconds printed for each run include that reading; over many steps
 # it adds up).
 # Were the result larger than the model's context window (8,192 tokens per request with the
-# local server's default `--ctx`), the request would fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed.
+# local server's default `--ctx`), the request would fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed
+# (plus the line that says how much was cut).
 #
 # Read the answers and their verdicts too. Compaction fixes the bill and the context window, not
 # the reading: a 1.5B model may fail to use the search result either way (and a cut may remove
-# the very paragraph the question needed — exercise 1 looks at that). The grader checks figures,
-# names and comparisons against the tool results; an answer here has few figures, so a ✔ only
-# says nothing in it contradicts the search — whether it answers the question, read it.
+# the very paragraph the question needed — exercise 1 looks at that). Both verdicts are ✘ by
+# construction: a budget of one step always ends with `max_steps`, and the grader never passes a
+# run the budget stopped. So the verdicts here say nothing about the answers: read them. (With
+# a larger budget, a ✔ would only say that nothing in the answer contradicts the search, since an
+# answer like this has few figures to check.)
 
 # %% [markdown] lang="zh-CN"
-# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；提示词 token 就是账单：服务商按 token 收费，引擎也必须读完每一个没有命中缓存的提示词 token（每次运行打印的秒数里就包含了这部分读取时间；步数一多，差距会累积起来）。如果结果比模型的上下文窗口（本地服务器的默认 `--ctx` 下，每个请求 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符。
+# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中；查询词是模型自己选的，所以 `events` 里的长度可能和上面“早茶”那次搜索不同）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；提示词 token 就是账单：服务商按 token 收费，引擎也必须读完每一个没有命中缓存的提示词 token（每次运行打印的秒数里就包含了这部分读取时间；步数一多，差距会累积起来）。如果结果比模型的上下文窗口（本地服务器的默认 `--ctx` 下，每个请求 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符（外加一行说明删掉了多少）。
 #
-# 答案和它们的判定也要看。压缩解决的是账单和上下文窗口的问题，解决不了阅读理解的问题：无论截不截断，1.5B 模型都可能用不好搜索结果（而且截断可能恰好删掉问题所需的那一段——练习 1 会研究这一点）。评分器对照工具结果检查数字、名称和比较关系；这里的答案没几个数字，所以 ✔ 只说明答案里没有与搜索结果相矛盾的内容——它到底有没有回答问题，得你自己读。
+# 答案和它们的判定也要看。压缩解决的是账单和上下文窗口的问题，解决不了阅读理解的问题：无论截不截断，1.5B 模型都可能用不好搜索结果（而且截断可能恰好删掉问题所需的那一段——练习 1 会研究这一点）。两个判定都是 ✘，这是设定决定的：只有一步预算的运行必然以 `max_steps` 结束，而评分器从不放行被预算叫停的运行。所以这里的判定对答案本身什么也没说：答案得你自己读。（预算更大时，✔ 也只说明答案里没有与搜索结果相矛盾的内容，因为这类答案几乎没有数字可查。）
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -736,7 +740,9 @@ for label, (r, expected) in ended.items():
 # Read the two lines per run together. A guard bounds the damage: a prompt that stays small, a
 # loop ended once a call repeats three times, an error the model can read instead of a crash. It does not make
 # a 1.5B model right: a run whose verdict says ✘ under a guard is a shorter, cheaper failure, not
-# a success. Even the grader, the one guard that tells the model what is wrong, turns a ✘ into a
+# a success. A ✘ for a spent budget is worth reading twice: row 1 had one step by design, and a
+# run like row 3 can close with an answer that reads right after its steps ran out — the verdict
+# still counts it as a run that did not finish. Even the grader, the one guard that tells the model what is wrong, turns a ✘ into a
 # ✔ only some of the time: row 6 above did so in ten replays of ten, but on the 72-task suite
 # corrections still end in a ✘ now and then (`benchmarks/results/levers.md`).
 # Getting the answer right is still the model's and the prompt's job (a stronger
@@ -780,7 +786,7 @@ for label, (r, expected) in ended.items():
 #    section 5's runs (`priced`). `answer_4`: the function itself.
 
 # %% [markdown] lang="zh-CN"
-# 把每次运行的两行放在一起读。护栏能把损失控制住：提示词保持较小，调用重复三次循环就会结束，模型读到的是错误信息而不是程序崩溃。但它不能让 1.5B 模型变对：在护栏下判定为 ✘ 的运行，是一次更短、更便宜的失败，而不是成功。就连评分器——唯一会告诉模型错在哪里的护栏——也只是有时能把 ✘ 变成 ✔：上面第 6 行重放十次、十次都改对了，但在 72 个任务的套件上，更正之后仍不时以 ✘ 收场（`benchmarks/results/levers.md`）。把答案做对仍然是模型和提示词的事（更强的模型、更窄的问题、返回内容更少的工具）；护栏保证的是，事情出错时，错在你设定的范围之内。
+# 把每次运行的两行放在一起读。护栏能把损失控制住：提示词保持较小，调用重复三次循环就会结束，模型读到的是错误信息而不是程序崩溃。但它不能让 1.5B 模型变对：在护栏下判定为 ✘ 的运行，是一次更短、更便宜的失败，而不是成功。因预算用完而得到的 ✘ 值得多读一遍：第 1 行按设计只有一步；而像第 3 行这样的运行，可能在步数用完之后才给出一个读起来没错的答案——判定仍把它算作没有完成的运行。就连评分器——唯一会告诉模型错在哪里的护栏——也只是有时能把 ✘ 变成 ✔：上面第 6 行重放十次、十次都改对了，但在 72 个任务的套件上，更正之后仍不时以 ✘ 收场（`benchmarks/results/levers.md`）。把答案做对仍然是模型和提示词的事（更强的模型、更窄的问题、返回内容更少的工具）；护栏保证的是，事情出错时，错在你设定的范围之内。
 #
 # | 术语 | 中文 | 含义 |
 # |---|---|---|
