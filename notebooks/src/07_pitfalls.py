@@ -599,21 +599,24 @@ for r in drafts:
 # backwards under the older guards (suite task t32 in
 # [`benchmarks/results/agents.md`](../benchmarks/results/agents.md): W under `native · guards on`,
 # ✓ with today's defaults): each step's kind, and for an
-# `ungrounded` step the correction the model read instead of its draft. It is a success demo:
-# replayed ten times ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md)), it
-# ended ✔ every time. In the run saved with this notebook, and in five more watched outside it,
-# the draft came out backwards ("北京比上海更冷") and the correction turned it into the right
-# answer. Look at how: the second answer puts the checked winner into the question's own words
-# ("北京和上海现在上海更冷"): the model used the fact it was given, not a thought of its own.
-# Under earlier guards the same demo held once in ten: the model answered the correction by
-# handing the question back until the budget ran out.
+# `ungrounded` step the correction the model read instead of its draft. It is not a demo you
+# can count on, and the replays say why. Replayed ten times in a row
+# ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md)), this cell ended ✔ ten
+# times one afternoon and once the same evening, after changes that touch nothing this question
+# uses. When the correction works, the draft comes out backwards ("北京比上海更冷") and the second
+# answer puts the checked winner into the question's own words ("北京和上海现在上海更冷"): the
+# model uses the fact it was given, not a thought of its own. When it does not, the model answers
+# the correction by repeating the question until the parse-error budget ends the run (✘). The run
+# saved here is one of the two; its verdict line says which. At temperature 0 the engine still computes slightly
+# different numbers when the start of a prompt comes from its cache instead of being read
+# afresh, and here the model's choice between using the fact and echoing the question is close
+# enough for that to tip it. Re-run the cell and you may get the other one.
 
 # %% [markdown] lang="zh-CN"
-# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这是一个成功演示：重放十次（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md)），每次都以 ✔ 结束。在随笔记本保存的那次运行里（在笔记本之外另看的五次也一样），草稿把比较说反了（“北京比上海更冷”），更正把它变成了正确答案。看看它是怎么改对的：第二个答案把核对过的胜出者套进了问题自己的字句里（“北京和上海现在上海更冷”）：模型用的是交给它的事实，而不是自己的推理。在更早的护栏下，同一个演示十次里只成功一次：模型对更正的回应是把问题原样交回来，直到预算用完。
+# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这不是一个靠得住的演示，重放结果说明了原因。把这个单元格连续重放十次（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md)），某天下午十次都以 ✔ 结束，同一天晚上却只有一次——中间的改动都不涉及这个问题用到的任何东西。更正起作用时，草稿把比较说反了（“北京比上海更冷”），第二个答案则把核对过的胜出者套进了问题自己的字句里（“北京和上海现在上海更冷”）：模型用的是交给它的事实，而不是自己的推理。更正不起作用时，模型对更正的回应是把问题原样复述一遍，直到解析错误的预算叫停这次运行（✘）。随笔记本保存的这次运行是两者之一，判定那一行会告诉你是哪一种。即使温度为 0，当提示词的开头来自引擎的缓存、而不是重新读取时，引擎算出的数值也会有细微差别；而在这里，模型在“用上交给它的事实”和“复述问题”之间的选择足够接近，这点差别就能让结果翻转。重新运行这个单元格，你可能会得到另一种。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-# demo: success
 cold_q = "北京和上海现在哪个更冷？"
 checked = run_function_calling(cold_q, tools=ToolRegistry([course.get("get_weather")]), conn=conn)
 for s in checked.steps:
@@ -743,8 +746,8 @@ for label, (r, expected) in ended.items():
 # a success. A ✘ for a spent budget is worth reading twice: row 1 had one step by design, and a
 # run like row 3 can close with an answer that reads right after its steps ran out — the verdict
 # still counts it as a run that did not finish. Even the grader, the one guard that tells the model what is wrong, turns a ✘ into a
-# ✔ only some of the time: row 6 above did so in ten replays of ten, but on the 72-task suite
-# corrections still end in a ✘ now and then (`benchmarks/results/levers.md`).
+# ✔ only some of the time: row 6 above did so in ten replays of ten one afternoon and in one of
+# ten that evening, and on the 72-task suite corrections still end in a ✘ now and then (`benchmarks/results/levers.md`).
 # Getting the answer right is still the model's and the prompt's job (a stronger
 # model, a narrower question, a tool that returns less); the guards make sure that when it goes
 # wrong, it goes wrong within bounds you chose.
@@ -786,7 +789,7 @@ for label, (r, expected) in ended.items():
 #    section 5's runs (`priced`). `answer_4`: the function itself.
 
 # %% [markdown] lang="zh-CN"
-# 把每次运行的两行放在一起读。护栏能把损失控制住：提示词保持较小，调用重复三次循环就会结束，模型读到的是错误信息而不是程序崩溃。但它不能让 1.5B 模型变对：在护栏下判定为 ✘ 的运行，是一次更短、更便宜的失败，而不是成功。因预算用完而得到的 ✘ 值得多读一遍：第 1 行按设计只有一步；而像第 3 行这样的运行，可能在步数用完之后才给出一个读起来没错的答案——判定仍把它算作没有完成的运行。就连评分器——唯一会告诉模型错在哪里的护栏——也只是有时能把 ✘ 变成 ✔：上面第 6 行重放十次、十次都改对了，但在 72 个任务的套件上，更正之后仍不时以 ✘ 收场（`benchmarks/results/levers.md`）。把答案做对仍然是模型和提示词的事（更强的模型、更窄的问题、返回内容更少的工具）；护栏保证的是，事情出错时，错在你设定的范围之内。
+# 把每次运行的两行放在一起读。护栏能把损失控制住：提示词保持较小，调用重复三次循环就会结束，模型读到的是错误信息而不是程序崩溃。但它不能让 1.5B 模型变对：在护栏下判定为 ✘ 的运行，是一次更短、更便宜的失败，而不是成功。因预算用完而得到的 ✘ 值得多读一遍：第 1 行按设计只有一步；而像第 3 行这样的运行，可能在步数用完之后才给出一个读起来没错的答案——判定仍把它算作没有完成的运行。就连评分器——唯一会告诉模型错在哪里的护栏——也只是有时能把 ✘ 变成 ✔：上面第 6 行某天下午重放十次、十次都改对了，当天晚上十次里却只改对了一次；在 72 个任务的套件上，更正之后也仍不时以 ✘ 收场（`benchmarks/results/levers.md`）。把答案做对仍然是模型和提示词的事（更强的模型、更窄的问题、返回内容更少的工具）；护栏保证的是，事情出错时，错在你设定的范围之内。
 #
 # | 术语 | 中文 | 含义 |
 # |---|---|---|
