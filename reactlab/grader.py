@@ -5,7 +5,8 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
 
 - the run's status: no answer, a provider error, a loop, unreadable replies or a budget that
   ran out is a ✘ with that reason (the checks below still add theirs), and so is an answer
-  that only repeats the question or hands it back with a request to the user (`asks_back`);
+  that only repeats the question, or a message the loop sent (`echoed_message`), or hands the
+  question back with a request to the user (`asks_back`);
 - invention: a figure no tool result, the question or a calculation gives
   (`reactlab.figures`), or an `Observation:` line the model wrote itself;
 - parts: every name the question asks about (北京 and 广州, and a name joined to a known one
@@ -55,7 +56,7 @@ from reactlab.figures import (
     wrong_sums,
 )
 from reactlab.figures import unsupported_figures as _unsupported
-from reactlab.runlog import STATUSES, RunResult
+from reactlab.runlog import STATUSES, RunResult, Step
 
 MODES = ("provider_error", "loop", "format_error", "step_limit", "invented_data", "incomplete",
          "wrong_answer")
@@ -440,6 +441,9 @@ def _status(result: RunResult) -> tuple[str, str] | None:
         return "wrong_answer", "the run gave no answer"
     if echoes_question(answer, result.question):
         return "wrong_answer", "the answer repeats the question and adds nothing to it"
+    if told := echoed_message(answer, result.steps or []):
+        return "wrong_answer", (f"the answer repeats what the model was told after step "
+                                f"{told.number} and adds nothing to it")
     if asks_back(answer):
         return "wrong_answer", "the answer asks the user for something instead of answering"
     return None
@@ -514,6 +518,20 @@ def echoes_question(answer: str | None, question: str | None) -> bool:
         return False
     rest = a.replace(q, "")
     return not figures(rest) and len(rest) <= 3
+
+
+def echoed_message(answer: str | None, steps: list[Step]) -> Step | None:
+    """The step after which the loop sent the message this answer only repeats (`echoes_question`
+    against each step's `feedback`), or None. A copied correction carries the checked fact, so
+    its figures are all supported; it is still the loop's text, not the model's answer.
+    Measured on 07's 北京和上海 comparison with a correction that began "The question was: …":
+    the 1.5B handed that correction back as its answer, and the grader passed it.
+
+    Example: a step whose feedback is "Checked against the tool results: 上海 19.8 …" and the
+             answer "Checked against the tool results: 上海 19.8 …" -> that step
+    """
+    return next((s for s in reversed(steps) if s.feedback and echoes_question(answer, s.feedback)),
+                None)
 
 
 def _expected(answer: str, expected: Expected, known: dict) -> list[str]:

@@ -48,7 +48,7 @@ from typing import Any
 from reactlab.compaction import compact_observation, compaction_event
 from reactlab.correction import Correction, correction
 from reactlab.figures import known_inputs, made_up
-from reactlab.grader import CALL_AS_ANSWER, echoes_question
+from reactlab.grader import CALL_AS_ANSWER, echoed_message, echoes_question
 from reactlab.hints import chained
 from reactlab.loop_detector import LoopDetector
 from reactlab.prompts import load_template, render_template
@@ -177,9 +177,10 @@ class Guards:
         return [n for n in tool_names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)]
 
     def echoed(self, question: str, answer: str | None, steps: list[Step]) -> str | None:
-        """What a final answer only repeats, or None: "the question", or "my last message"
-        (a correction or hint the loop sent, handed back word for word). Measured in the
-        eighth round: 3 of the 24 failed runs ended this way (t51, t60, t62).
+        """What a final answer only repeats, or None: "the question", "my last message" (a
+        correction or hint the loop sent, handed back word for word), or "an earlier message of
+        mine" (one sent before that: `grader.echoed_message`). Measured in the eighth round: 3 of
+        the 24 failed runs ended this way (t51, t60, t62).
 
         Example: Guards().echoed("上海现在多少度？", "上海现在多少度？", []) -> "the question"
         """
@@ -187,8 +188,11 @@ class Guards:
             return None
         if echoes_question(answer, question):
             return "the question"
-        last = next((s.feedback for s in reversed(steps) if s.feedback), None)
-        return "my last message" if last and echoes_question(answer, last) else None
+        told = echoed_message(answer, steps)
+        if told is None:
+            return None
+        last = next(s for s in reversed(steps) if s.feedback)
+        return "my last message" if told is last else "an earlier message of mine"
 
     def closing(self, question: str, answer: str | None,
                 steps: list[Step]) -> tuple[str, str] | None:

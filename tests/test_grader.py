@@ -14,6 +14,7 @@ from reactlab.grader import (
     Verdict,
     aggregates,
     comparison_problem,
+    echoed_message,
     echoes_question,
     grade,
     unsupported_figures,
@@ -788,6 +789,30 @@ def test_a_day_count_left_out_is_said_once():
     v = grade(days_run(t24, "2680", "109", ("calculator", {"expression": "(20 * 109) + 500"},
                                              "2680")))
     assert v.days == ["109"] and v.counted == []
+
+
+def test_an_answer_that_only_repeats_a_correction_is_wrong():
+    # 07's 北京和上海 comparison, probing a correction that began "The question was: …": the
+    # 1.5B handed the correction back as its answer, figures and all, and it passed
+    q = "北京和上海现在哪个更冷？"
+    told = (f"The question was: {q}\nChecked against the tool results: 上海 19.8 and 北京 23.4 "
+            '(temperature), so 上海 is the one that is "冷". Write the final answer now.')
+    fetch = Step(1, "action", tool_calls=[ToolCallRecord("get_weather", {"location": "北京"}, BJ),
+                                          ToolCallRecord("get_weather", {"location": "上海"}, SH)])
+    draft = Step(2, "ungrounded", text="北京比上海更冷。", error="backwards", feedback=told)
+    hint = Step(3, "ungrounded", text="上海更冷。", error="no figure", feedback="Give both figures.")
+    for steps, answer in (([fetch, draft], told), ([fetch, draft, hint], told + " ")):
+        r = RunResult(q, answer, "final", steps=[*steps, Step(len(steps) + 1, "final", text=answer)])
+        v = grade(r, Expected(winner="上海", parts=("北京", "上海")))
+        assert not v.ok and v.mode == "wrong_answer"
+        assert v.reasons[0] == ("the answer repeats what the model was told after step 2 and adds "
+                                "nothing to it")
+        assert echoed_message(answer, steps) is draft
+    # using the checked fact is an answer, and so is a draft with no message after it
+    answer = "上海更冷：上海 19.8°C，北京 23.4°C。"
+    assert echoed_message(answer, [fetch, draft]) is None
+    assert grade(RunResult(q, answer, "final", steps=[fetch, draft, Step(3, "final", text=answer)]),
+                 Expected(winner="上海", parts=("北京", "上海"))).ok
 
 
 def test_an_answer_that_only_repeats_the_question_is_wrong():

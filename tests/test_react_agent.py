@@ -502,6 +502,9 @@ def test_a_final_answer_that_repeats_the_loops_last_message_is_sent_back():
     assert g.echoed("青岛啤酒和宁德时代？", "There is no tool result for 宁德时代 yet: call a tool.",
                     [told]) == "my last message"
     assert g.echoed("青岛啤酒和宁德时代？", "青岛啤酒 67.92，宁德时代未搜到。", [told]) is None
+    later = Step(2, "parse_error", feedback="Call get_closing_price for 宁德时代 now.")
+    assert g.echoed("青岛啤酒和宁德时代？", "There is no tool result for 宁德时代 yet: call a tool.",
+                    [told, later]) == "an earlier message of mine"
 
 
 def test_the_plain_closing_lists_the_results_and_drops_the_react_format():

@@ -501,9 +501,11 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | days | a day count the question settles stated wrong before `days_between` has run ("还有 0 天" for the 306 days to 2027-01-01, once get_today has said 2026-03-01) | the `days_between` call with today's date; must call `days_between` |
 #
 # At most two corrections per run: the third draft is accepted as it is, and its verdict still
-# says what is wrong. A "final answer" that only repeats the question, or the last message the
-# loop sent, word for word, is not graded at all: it goes back like an unreadable reply
-# (`Guards.echoed`; measured on the suite, the 1.5B hands back a message now and then). The
+# says what is wrong. A "final answer" that only repeats the question, or a message the loop
+# sent, word for word, is not graded at all: it goes back like an unreadable reply
+# (`Guards.echoed`; measured on the suite, the 1.5B hands back a message now and then), and the
+# grader fails it if it ends a run (a copied correction carries the right figures, but it is
+# the loop's text, not the model's answer). The
 # reply to the closing request after a budget end gets one check of its own (`Guards.closing`):
 # when it is empty, a tool call written out, an echo, or an answer a `fact` or `cover`
 # correction would fix, the closing request is sent once more with that said first, and the
@@ -554,7 +556,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # | cover（漏答） | 给出了一个名字的数字，却漏掉了另一个已经查到的名字；或者问题要每个名字的数字（“分别”），答案却漏掉了其中任何一个（比如只给平均数） | 给出每个名字的读数，再重新作答 |
 # | days（天数） | `days_between` 还没运行，答案却说错了问题所确定的天数（get_today 已经说了 2026-03-01，到 2027-01-01 是 306 天，答案却说“还有 0 天”） | 填上今天日期的 `days_between` 调用；必须调用 `days_between` |
 #
-# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。只是把问题、或者循环发出的上一条消息原样交回来的“最终答案”根本不评分：它会像一条读不懂的回复那样被退回（`Guards.echoed`；在任务集上实测，1.5B 偶尔会把一条消息原样交回来）。预算耗尽后，对最终请求的回复另有一道检查（`Guards.closing`）：如果它是空的、写出来的工具调用、原样交回的消息，或者是一条 `fact`、`cover` 更正就能改对的答案，最终请求会再发一次，前面先说明哪里不对；第二次的回复按原样接受。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
+# 每次运行最多更正两次：第三份草稿按原样接受，它的判定照样会指出错在哪里。只是把问题、或者循环发出的某条消息原样交回来的“最终答案”根本不评分：它会像一条读不懂的回复那样被退回（`Guards.echoed`；在任务集上实测，1.5B 偶尔会把一条消息原样交回来）；如果运行就以它结束，评分器判它 ✘（照抄来的更正里数字都对，但那是循环的话，不是模型的答案）。预算耗尽后，对最终请求的回复另有一道检查（`Guards.closing`）：如果它是空的、写出来的工具调用、原样交回的消息，或者是一条 `fact`、`cover` 更正就能改对的答案，最终请求会再发一次，前面先说明哪里不对；第二次的回复按原样接受。*提示*（hint）针对的是调用而不是答案（`reactlab.hints`）。每个提示都跟在一次失败或*被扣下*的调用之后（被扣下：护栏没有执行它，因为它的参数里有一个之前的结果从没给过的数字——比如还没查就猜了一个价格；它的观察会说明这一点），点出该做的调用，并要求下一次请求调用那个工具：
 #
 # | 提示 | 出现在 | 模型读到的 |
 # |---|---|---|
