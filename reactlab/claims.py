@@ -522,7 +522,15 @@ def comparison(answer: str, result: RunResult, subs: dict[str, Subject],
 
 def contradiction(answer: str, result: RunResult, subs: dict[str, Subject],
                   known: dict[str, set[str]]) -> Contradiction | None:
-    """The first comparison of `answer` that the fetched readings contradict, or None."""
+    """The first comparison of `answer` that the fetched readings contradict, or None.
+
+    A claim that names no other side ("Tianjin is colder") is compared with the other names the
+    question asks about, when the claimed name is one of them and another was fetched; with
+    every other fetched name otherwise. Measured on the suite's native t38 ("天津和成都…哪个更冷",
+    北京 fetched by mistake before 天津): "the city with the higher temperature is Tianjin" is
+    right between the two asked about, and was failed against 北京's reading.
+    """
+    asked_here = [n if n in known else home(n, known) for n in asked(result.question or "", known)]
     for claimed, others, direction, word, clause in claims(normalise(answer), known):
         q = quantity(word, clause, result.question or "")
         if direction in ("better", "worse") and q != "AQI":
@@ -531,7 +539,10 @@ def contradiction(answer: str, result: RunResult, subs: dict[str, Subject],
         if missing:
             return Contradiction(claimed, word, q, missing=tuple(missing))
         mine = reading(subs[claimed], q)
-        theirs = [(n, reading(subs[n], q)) for n in others or [n for n in subs if n != claimed]]
+        rest = [n for n in subs if n != claimed]
+        if claimed in asked_here and (in_question := [n for n in rest if n in asked_here]):
+            rest = in_question
+        theirs = [(n, reading(subs[n], q)) for n in others or rest]
         theirs = [(n, v) for n, v in theirs if v is not None]
         if mine is None or not theirs:
             continue

@@ -791,6 +791,23 @@ def test_a_day_count_left_out_is_said_once():
     assert v.days == ["109"] and v.counted == []
 
 
+def test_a_comparison_is_judged_among_the_names_the_question_asks_about():
+    # native t38: asked about 天津 and 成都, the model fetched 北京 by mistake, then 天津
+    q = "Which city is colder right now, Tianjin or Chengdu? Give both temperatures."
+    fetches = (("get_weather", {"location": "北京"}, BJ), ("get_weather", {"location": "成都"}, CD),
+               ("get_weather", {"location": "天津"}, TJ))
+    right = ("The city with the lower temperature is Chengdu, with a temperature of 20.3°C. The "
+             "city with the higher temperature is Tianjin, with a temperature of 21.2°C.")
+    assert grade(run(q, right, *fetches)).ok
+    # the claim is still checked: between the two asked about, Tianjin is not the colder
+    wrong = grade(run(q, "Tianjin is colder, with 21.2°C; Chengdu has 20.3°C.", *fetches))
+    assert not wrong.ok and wrong.mode == "wrong_answer"
+    assert "天津 21.2 and 成都 20.3" in wrong.reasons[0] and "北京" not in wrong.reasons[0]
+    # a name the question does not ask about is still compared with every fetched name
+    assert not grade(run(q, "Beijing is the coldest, with 23.4°C; Chengdu 20.3°C, Tianjin "
+                            "21.2°C.", *fetches)).ok
+
+
 def test_an_answer_that_only_repeats_a_correction_is_wrong():
     # 07's 北京和上海 comparison, probing a correction that began "The question was: …": the
     # 1.5B handed the correction back as its answer, figures and all, and it passed
