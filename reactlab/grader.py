@@ -14,7 +14,8 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
   tool result, and an answer that states one name's figures must state the other's too; a
   name whose every lookup failed is covered by an answer that names it without a figure;
 - attribution and comparisons (`reactlab.claims`): 广州 given 北京's figures, or "青岛啤酒更高"
-  when 67.92 < 1488.21, is a ✘;
+  when 67.92 < 1488.21, is a ✘ (a claim with no other side, "天津更冷", is judged among the
+  names the question asks about, not against a city fetched by mistake);
 - arithmetic the answer writes out, a mean or a sum it calls a difference ("相差778.065"
   after `calculator("(67.92 + 1488.21) / 2")`), a comparison's size that is not the gap
   between the two readings ("广州比北京高1.8°C" after 24.2 and 23.4), and the expected facts
