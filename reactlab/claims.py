@@ -218,6 +218,12 @@ def asked(question: str, known: dict[str, set[str]]) -> list[str]:
                                *partners(question, known)]))
 
 
+def asked_homes(question: str, known: dict[str, set[str]]) -> list[str]:
+    """`asked`, each name as its entry in `known` (`home`); a partner, which has none, as it is.
+    Example: asked_homes("Which is colder, Tianjin or Chengdu?", names({})) -> ["天津", "成都"]"""
+    return [n if n in known else home(n, known) for n in asked(question, known)]
+
+
 def spans(pattern: re.Pattern, text: str, offset: int = 0) -> list[tuple[int, int]]:
     """Cut `text` after each match of `pattern`: [(start, end), …] covering all of it."""
     cuts = [0, *(m.end() for m in pattern.finditer(text)), len(text)]
@@ -530,7 +536,7 @@ def contradiction(answer: str, result: RunResult, subs: dict[str, Subject],
     北京 fetched by mistake before 天津): "the city with the higher temperature is Tianjin" is
     right between the two asked about, and was failed against 北京's reading.
     """
-    asked_here = [n if n in known else home(n, known) for n in asked(result.question or "", known)]
+    asked_here = asked_homes(result.question or "", known)
     for claimed, others, direction, word, clause in claims(normalise(answer), known):
         q = quantity(word, clause, result.question or "")
         if direction in ("better", "worse") and q != "AQI":

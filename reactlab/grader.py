@@ -655,8 +655,7 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     unsupported = _unsupported(answer, result, tuple(map(str, expected.figures)), _readings(subs))
     parts = list(dict.fromkeys(
         [claims.home(p, known) for p in wanted] if wanted
-        else [p if p in known else claims.home(p, known)  # a partner joins `known`
-              for p in claims.asked(result.question or "", known)]))
+        else claims.asked_homes(result.question or "", known)))  # a partner joins `known`
     # a part is met by its own tool result, or by a passage that is about it (a document search
     # for 广州's 早茶 answers "在广州…" without a result whose subject is 广州)
     passages = [c.observation for s in result.steps or [] for c in s.tool_calls or []
