@@ -1,0 +1,179 @@
+"""Speculative decoding on the local engine: faster agent steps on 2 cores, and the same replies?
+
+    .venv/bin/python benchmarks/bench_speculative.py capture [--tasks quick]   # ~12 min
+    .venv/bin/python benchmarks/bench_speculative.py replay [--calls 50]       # ~5 min a setting
+
+llama.cpp can guess the next few tokens cheaply and check the guesses in one batch
+(speculative decoding). The guesses here come from n-grams already in the context (no draft
+model to load): an agent's reply often copies a city, a figure or a tool name from its prompt.
+At temperature 0 the output should not change; a batch is not computed in exactly the same
+order as one token at a time, though, so a near tie can come out the other way.
+
+1. `capture`: reactlab's server in this process, on a free loopback port, with every
+   `engine.generate` call logged (prompt, options, text, time) to
+   `results/archive/speculative_calls.jsonl`; `run_agents.py` runs the tasks (both protocols,
+   the defaults) against it in a child process. One model loaded.
+2. `replay`: for each setting in SETTINGS, the engine alone in this process replays the first
+   `--calls` logged calls in order (the prefix cache sees what it saw when they were logged)
+   and times them; a reply is *identical* when its text equals the logged one. Settings run
+   one after another, so the ratios are side by side in one run. Writes `results/speculative.md`.
+
+This measures; it does not change the server (`reactlab.server.engines` runs without
+speculation). Not used by any notebook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CALLS = HERE / "results" / "archive" / "speculative_calls.jsonl"
+OUT = HERE / "results" / "speculative.md"
+
+# name -> llama.cpp speculative settings (`speculative.types` and sub-settings)
+SETTINGS: dict[str, dict] = {
+    "off (today's server)": {},
+    "n-gram, key 12, draft up to 48 (llama.cpp's defaults)": {"types": ["NGRAM_SIMPLE"]},
+    "n-gram, key 3, draft up to 3": {"types": ["NGRAM_SIMPLE"], "sub": {
+        "ngram_simple.size_n": 3, "ngram_simple.size_m": 3}},
+}
+
+
+def apply(params, setting: dict) -> None:
+    """Put one SETTINGS entry on xllamacpp's CommonParams (no model is loaded here).
+
+    Example: apply(p, {"types": ["NGRAM_SIMPLE"], "sub": {"ngram_simple.size_n": 3}})
+    """
+    if not setting:
+        return
+    import xllamacpp as xlc
+
+    kinds = xlc.common_speculative_type
+    params.speculative.types = [getattr(kinds, "COMMON_SPECULATIVE_TYPE_" + t)
+                                for t in setting["types"]]
+    for key, value in setting.get("sub", {}).items():
+        group, name = key.split(".")
+        setattr(getattr(params.speculative, group), name, value)
+
+
+def _engine(setting: dict, log: Path | None = None):
+    """The 1.5B engine with `setting`, optionally logging every generate call to `log`."""
+    from reactlab.server import engines
+
+    plain = engines.params
+
+    def with_setting(*args, **kwargs):
+        p = plain(*args, **kwargs)
+        apply(p, setting)
+        return p
+
+    engines.params = with_setting
+    try:
+        engine = engines.XllamacppEngine("1.5b")
+    finally:
+        engines.params = plain
+    if log is not None:
+        generate = engine.generate
+
+        def logged(prompt, **options):
+            start = time.perf_counter()
+            g = generate(prompt, **options)
+            kept = {k: v for k, v in options.items() if k != "on_text"}
+            with log.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"prompt": prompt, "options": kept, "text": g.text,
+                                    "s": round(time.perf_counter() - start, 3)},
+                                   ensure_ascii=False) + "\n")
+            return g
+
+        engine.generate = logged
+    return engine
+
+
+def capture(tasks: str) -> None:
+    from reactlab.server.app import serve_in_thread
+    from reactlab.server.scheduler import ModelPool
+
+    CALLS.unlink(missing_ok=True)
+    engine = _engine({}, log=CALLS)
+    pool = ModelPool(lambda name: engine, engine.model)
+    pool.engines[engine.model] = engine
+    runs = CALLS.with_name("speculative_runs.jsonl")
+    runs.unlink(missing_ok=True)
+    with serve_in_thread(pool) as url:
+        port = url.split(":")[2].split("/")[0]
+        env = {**os.environ, "REACTLAB_PORT": port, "REACTLAB_TODAY": "2026-03-01"}
+        subprocess.run([sys.executable, str(HERE / "run_agents.py"), "--order", "task",
+                        "--tasks", tasks, "--out", str(runs)], env=env, check=True, cwd=ROOT)
+    pool.close()
+    print(f"{sum(1 for _ in CALLS.open(encoding='utf-8'))} calls logged in {CALLS}")
+
+
+def replay(n: int) -> None:
+    calls = [json.loads(line) for line in CALLS.open(encoding="utf-8")][:n]
+    rows = []
+    for name, setting in SETTINGS.items():
+        engine = _engine(setting)
+        engine.generate("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", max_tokens=4)
+        same = drafted = accepted = 0
+        wall = gen_ms = prompt_ms = 0.0
+        for c in calls:
+            start = time.perf_counter()
+            g = engine.generate(c["prompt"], **c["options"])
+            wall += time.perf_counter() - start
+            same += g.text == c["text"]
+            gen_ms += g.timings.get("predicted_ms", 0)
+            prompt_ms += g.timings.get("prompt_ms", 0)
+            drafted += g.timings.get("draft_n", 0)
+            accepted += g.timings.get("draft_n_accepted", 0)
+        engine.close()
+        rows.append((name, wall, gen_ms / 1000, prompt_ms / 1000, same, drafted, accepted))
+        print(f"{name}: {wall:.1f} s, identical {same}/{len(calls)}")
+    write(rows, len(calls))
+
+
+def write(rows: list[tuple], n: int) -> None:
+    base = rows[0]
+    lines = [
+        "# Speculative decoding on the local engine",
+        "",
+        (f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by "
+         f"`benchmarks/bench_speculative.py replay --calls {n}`: the first {n} engine calls "
+         "logged while the defaults ran the tasks, replayed in order on the 1.5B (2 threads), "
+         "one setting after another in one run. Ratios are against the first row."),
+        "",
+        ("| setting | wall s | ratio | generating s | reading the prompt s | identical replies "
+         "| drafted tokens | accepted |"),
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, wall, gen, prompt, same, drafted, accepted in rows:
+        lines.append(f"| {name} | {wall:.1f} | {wall / base[1]:.2f} | {gen:.1f} | {prompt:.1f} "
+                     f"| {same}/{n} | {drafted} | {accepted} |")
+    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {OUT}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="phase", required=True)
+    c = sub.add_parser("capture", help="log the engine calls of a suite run")
+    c.add_argument("--tasks", default="quick")
+    r = sub.add_parser("replay", help="replay the logged calls under each setting")
+    r.add_argument("--calls", type=int, default=50)
+    args = p.parse_args(argv)
+    if args.phase == "capture":
+        capture(args.tasks)
+    else:
+        replay(args.calls)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
