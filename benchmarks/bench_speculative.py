@@ -1,6 +1,6 @@
 """Speculative decoding on the local engine: faster agent steps on 2 cores, and the same replies?
 
-    .venv/bin/python benchmarks/bench_speculative.py capture [--tasks quick]   # ~12 min
+    .venv/bin/python benchmarks/bench_speculative.py capture [--tasks t05,t13,…]  # ~12 min
     .venv/bin/python benchmarks/bench_speculative.py replay [--calls 50]       # ~5 min a setting
 
 llama.cpp can guess the next few tokens cheaply and check the guesses in one batch
@@ -32,11 +32,16 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 CALLS = HERE / "results" / "archive" / "speculative_calls.jsonl"
 OUT = HERE / "results" / "speculative.md"
+# the twelve tasks the archived capture ran (both protocols): 1-5 calls, both languages
+TASKS = "t05,t13,t14,t19,t21,t25,t31,t42,t47,t54,t58,t66"
 
 # name -> llama.cpp speculative settings (`speculative.types` and sub-settings)
 SETTINGS: dict[str, dict] = {
@@ -108,10 +113,12 @@ def capture(tasks: str) -> None:
     runs = CALLS.with_name("speculative_runs.jsonl")
     runs.unlink(missing_ok=True)
     with serve_in_thread(pool) as url:
-        port = url.split(":")[2].split("/")[0]
-        env = {**os.environ, "REACTLAB_PORT": port, "REACTLAB_TODAY": "2026-03-01"}
+        env = {**os.environ, "REACTLAB_PORT": str(urlsplit(url).port), "REACTLAB_TODAY": "2026-03-01"}
+        from benchmarks.tasks import TASKS as ALL
+
+        ids = ",".join(t.id for t in ALL if t.id.split("_")[0] in tasks.split(","))
         subprocess.run([sys.executable, str(HERE / "run_agents.py"), "--order", "task",
-                        "--tasks", tasks, "--out", str(runs)], env=env, check=True, cwd=ROOT)
+                        "--tasks", ids, "--out", str(runs)], env=env, check=True, cwd=ROOT)
     pool.close()
     print(f"{sum(1 for _ in CALLS.open(encoding='utf-8'))} calls logged in {CALLS}")
 
@@ -164,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="phase", required=True)
     c = sub.add_parser("capture", help="log the engine calls of a suite run")
-    c.add_argument("--tasks", default="quick")
+    c.add_argument("--tasks", default=TASKS, help="short task ids, comma-separated")
     r = sub.add_parser("replay", help="replay the logged calls under each setting")
     r.add_argument("--calls", type=int, default=50)
     args = p.parse_args(argv)
