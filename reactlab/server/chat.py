@@ -12,7 +12,8 @@ starts writing the tool's answer itself, and that text is never a real result. W
 the model writes after its first call is dropped by the parser (`toolcalls`), in both the
 non-stream and the streamed reply; `debug()` shows it as `dropped_text`. At most
 `max_tool_calls` calls (`limits`, default 8) reach the client, one when `parallel_tool_calls`
-is false; `debug()` lists the others as `calls_dropped`.
+is false; `debug()` lists the others as `calls_dropped`. A reply that has written calls again twice is
+stopped right there (`repeat_stop`), help or not: the rest would only be thrown away.
 
 After tool results, `Turn` also helps a small model (`assist`): a call the conversation
 already has a result for is not returned again (the model writes once more, constrained to an
@@ -41,6 +42,7 @@ from reactlab.server.constrain import choice_schema, tool_call_schema
 from reactlab.server.engines import Generation
 from reactlab.server.holdback import HoldBack
 from reactlab.server.limits import Limits
+from reactlab.server.repeat_stop import RepeatStop
 from reactlab.server.toolcalls import ParsedReply, clean_content, new_call_id, parse_tool_calls
 from reactlab.server.validate import ChatRequest
 
@@ -116,17 +118,25 @@ class Turn:
                      and req.tool_choice == "auto" and self.mode == "normal")
         self.opened: list[dict] = []     # each <tool_call> opened for the model, and its fate
         self.attempts: list[dict] = []
+        self.repeat_stops = 0            # attempts ended at a repeated call (`repeat_stop`)
         self._usage_so_far = [0, 0]      # prompt, completion tokens over all attempts
 
     def _attempt(self, on_text) -> Generation:
         r = self.req
+        # A reply the model writes freely with tools shown ends at its second repeated call.
+        watch = RepeatStop(r.tool_names) if self.use_tools and self.schema is None else None
         g = self.engine.generate(self.prompt, max_tokens=r.max_tokens,
                                  temperature=r.temperature, top_p=r.top_p, seed=r.seed,
                                  stop=self.stop, json_schema=self.schema,
-                                 cache_prompt=r.cache_prompt, on_text=on_text)
+                                 cache_prompt=r.cache_prompt,
+                                 on_text=watch.wrap(on_text) if watch else on_text)
+        if watch and watch.stopped and g.finish_reason == "cancelled":
+            g.finish_reason = "stop"  # ended at the repeats, as if the model had stopped there
+            self.repeat_stops += 1
         self.attempts.append({"mode": self.mode, "raw_text": g.text, "json_schema": self.schema,
                               "tools_shown": self.use_tools, "note": self.note,
-                              "finish_reason": g.finish_reason})
+                              "finish_reason": g.finish_reason,
+                              "repeat_stop": bool(watch and watch.stopped)})
         self._usage_so_far[0] += g.prompt_tokens
         self._usage_so_far[1] += g.completion_tokens
         return g
@@ -349,6 +359,7 @@ class Turn:
                                                    for c in self.made_up_dropped],
                          "attempts": self.attempts if self.interventions else []},
                 "more_calls": {"on": self.more, "opened": self.opened},
+                "repeat_stop": self.repeat_stops > 0,
                 "finish_reason": self.finish_reason(), "engine_finish_reason": g.finish_reason if g
                 else None, "usage": self.usage() if g else None, "timings": g.timings if g else {}}
 

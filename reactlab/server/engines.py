@@ -129,7 +129,10 @@ class XllamacppEngine:
         # xllamacpp's handle_completions releases the GIL and builds a request of its own per
         # call, handed to llama.cpp's task queue like one from its own HTTP threads.
         body = {"prompt": prompt, "max_tokens": max_tokens, "temperature": temperature,
-                "stop": [END_OF_TURN, *stop], "stream": True, "cache_prompt": cache_prompt}
+                "stop": [END_OF_TURN, *stop], "stream": True, "cache_prompt": cache_prompt,
+                # timings on every chunk: a generation stopped early (`on_text` returned True)
+                # gets no final chunk, and still knows its prompt and cache counts
+                "timings_per_token": True}
         for key, value in (("top_p", top_p), ("seed", seed), ("json_schema", json_schema)):
             if value is not None:
                 body[key] = value
@@ -140,6 +143,8 @@ class XllamacppEngine:
             if "error" in chunk:
                 final["error"] = chunk["error"]
                 return True
+            if chunk.get("timings"):
+                final["last_timings"] = chunk["timings"]
             choice = (chunk.get("choices") or [{}])[0]
             if choice.get("finish_reason"):
                 final.update(chunk, finish_reason=choice["finish_reason"])
@@ -159,15 +164,17 @@ class XllamacppEngine:
             raise EngineError(f"The engine refused the request: {message}.",
                               400 if code == 400 else 500)
         usage = final.get("usage") or {}
-        timings = final.get("timings") or {}
+        timings = final.get("timings") or final.get("last_timings") or {}
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens",
                                                                  timings.get("cache_n", 0))
         return Generation(
             text="".join(pieces),
             finish_reason="cancelled" if final.get("cancelled") else final.get("finish_reason",
                                                                                 "stop"),
-            prompt_tokens=usage.get("prompt_tokens", 0),
-            completion_tokens=usage.get("completion_tokens", len(pieces)),
+            prompt_tokens=usage.get("prompt_tokens",
+                                    timings.get("prompt_n", 0) + timings.get("cache_n", 0)),
+            completion_tokens=usage.get("completion_tokens",
+                                        timings.get("predicted_n", len(pieces))),
             cached_tokens=cached or 0, timings=timings)
 
     def close(self) -> None:

@@ -72,7 +72,7 @@ class ReplayEngine:
         with self._lock:
             self.texts, self.delay = list(texts), delay  # delay: seconds per piece
             self.calls: list[dict] = []  # the arguments of every generate() call, prompt first
-            self.cancelled = 0           # generations stopped because the client went away
+            self.cancelled = 0           # generations stopped by on_text (a client gone, a repeat stop)
             self.active = self.max_active = 0
             self._cache: list[list[str]] = [[] for _ in range(self.parallel)]  # per slot
             self._free = list(range(self.parallel))
