@@ -958,10 +958,12 @@ print("calculations written before the result they need:", len(early))
 # 306 days…` is that hint, and the step after it shows whether the model made the call. If it
 # did, that step is the model copying a call the loop dictated — the loop's work as much as the
 # model's, which is what guards are for. (Notebook 07 lists the hints with the other guards.)
-# Two more lines of such a record: `truncated` means the reply ran into the agent's
-# `max_tokens=512`, and the calls written before the cut were whole — they are what ran; and a
-# "held back" tool result and the guard's "held back 1 call(s)" line are the same call, once
-# as the model reads it and once as the guard counts it.
+# Two more kinds of line such a record can hold: `truncated` (when a step shows it) means the
+# reply ran into the agent's `max_tokens=512`, and the calls written before the cut were
+# whole — they are what ran; and a "held back" tool result and the guard's "held back 1
+# call(s)" line are the same call, once as the model reads it and once as the guard counts it.
+# (A reply that only writes the same calls again and again does not run to the cap here: the
+# local server cuts it at the second repeat, and it ends like any other reply with calls.)
 #
 # Whichever way this run went, the record says exactly where: which call came at which step,
 # what each tool returned, and whether the final text used those numbers or its own. If the
@@ -1030,8 +1032,9 @@ print("calculations written before the result they need:", len(early))
 # 循环根据天数和问题里的每天 5 元，写出该做的调用——`calculator({"expression": "306 * 5"})`——并要求下一次请求调用计算器。
 # 上面记录里带 `guard: per-day hint` 和 `told the model: days_between gave 306 days…` 的那一步就是这个提示；它后面的一步说明模型有没有照做。
 # 如果照做了，那一步是模型在抄循环替它写好的调用——功劳一半属于循环，而这正是护栏的用处。（第 07 课把这些提示和其他护栏列在一起。）
-# 这类记录里还有两行要会读：`truncated` 表示回复撞上了智能体的 `max_tokens=512`，截断之前写完整的调用照样执行了；
+# 这类记录里还可能有两种行要会读：`truncated`（某一步出现它时）表示回复撞上了智能体的 `max_tokens=512`，截断之前写完整的调用照样执行了；
 # 工具结果里的 "held back" 和护栏的 "held back 1 call(s)" 说的是同一个调用，一个是模型读到的，一个是护栏记的数。
+# （一条只会把同样的调用写了又写的回复，在这里不会一直写到上限：本地服务器在它第二次重复时就把它截住，它像其他带调用的回复一样结束。）
 #
 # 不管这次运行结果如何，记录都准确说明了问题出在哪里：哪一步发出了哪个调用、每个工具返回了什么、最终文本用的是
 # 这些数字还是它自己的数字。如果调用都对而答案错了，那就是模型在最后一步失败了——这正是这个模型出了名的

@@ -344,8 +344,10 @@ server_help()
 # It never acts when the client forced a call (smolagents' `tool_choice="required"`), and every
 # intervention is in the debug view (`server_help()` above). Off for one request with
 # `extra_body={"reactlab_help": False}`, or for the whole server with `reactlab serve --no-help`.
-# Here is section 3's LangChain run once more, with the help off — the model's replies exactly as
-# it wrote them:
+# One thing is not part of the help and stays on: a reply that writes the same calls again and
+# again is cut at the second repeat (`repeat_stop` in the debug view) — the client gets the same
+# calls, only sooner. Here is section 3's LangChain run once more, with the help off — the
+# model's replies as it wrote them:
 
 # %% [markdown] lang="zh-CN"
 # ## 6. 服务器的帮助，以及没有它的同一次运行
@@ -357,7 +359,7 @@ server_help()
 # - 只提到工具名、却没有用上结果的计划（没有调用，也没有结果里的任何数字）也一样，并附上一条说明结果的提示；
 # - 在任何一轮，如果某个调用的必填数字参数里有一个对话中哪里都没写过的数字（模型编出来的值，通常是没有合适工具的时候），这个调用不会返回；如果一个调用都不剩，就不提供工具再问模型一次。本课程的工具只接受字符串，所以这条规则不会碰到本系列里的任何运行；它在 BFCL 的题目上的测量见 `benchmarks/results/bfcl_notes.md`。
 #
-# 客户端强制要求调用时（smolagents 的 `tool_choice="required"`），它从不出手；每一次干预都记在调试视图里（上面的 `server_help()`）。对单个请求关闭：`extra_body={"reactlab_help": False}`；对整台服务器关闭：`reactlab serve --no-help`。下面把第 3 节的 LangChain 运行再跑一次，关掉帮助——模型的回复和它写出来的一模一样：
+# 客户端强制要求调用时（smolagents 的 `tool_choice="required"`），它从不出手；每一次干预都记在调试视图里（上面的 `server_help()`）。对单个请求关闭：`extra_body={"reactlab_help": False}`；对整台服务器关闭：`reactlab serve --no-help`。有一件事不属于帮助，始终开着：一条把同样的调用写了又写的回复，会在第二次重复时被截住（调试视图里的 `repeat_stop`）——客户端拿到的调用不变，只是来得更早。下面把第 3 节的 LangChain 运行再跑一次，关掉帮助——模型的回复就是它写出来的样子：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
