@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/bench_speculative.py capture [--tasks t05,t13,…]  # ~12 min
     .venv/bin/python benchmarks/bench_speculative.py replay [--calls 50]       # ~5 min a setting
+    .venv/bin/python benchmarks/bench_speculative.py replay --calls 119 --only off,KV \
+        --out benchmarks/results/cache_reuse.md                              # ~20 min
 
 llama.cpp can guess the next few tokens cheaply and check the guesses in one batch
 (speculative decoding). The guesses here come from n-grams already in the context (no draft
@@ -16,10 +18,17 @@ order as one token at a time, though, so a near tie can come out the other way.
 2. `replay`: for each setting in SETTINGS, the engine alone in this process replays the first
    `--calls` logged calls in order (the prefix cache sees what it saw when they were logged)
    and times them; a reply is *identical* when its text equals the logged one. Settings run
-   one after another, so the ratios are side by side in one run. Writes `results/speculative.md`.
+   one after another, so the ratios are side by side in one run. Writes `results/speculative.md`
+   (`--out` another file; `--only` the settings whose names contain one of the given words).
+
+The same replay measures one setting that is not speculation: llama.cpp's KV chunk reuse
+(`--cache-reuse` in its server). A ReAct scratchpad puts the model's last reply inside the next
+user message, so the reply is read again as prompt at a new position; with chunk reuse, llama.cpp
+shifts the cached tokens there instead of reading them again. Their cache was computed after
+other tokens, though, so the replies that follow can change (`results/cache_reuse.md`).
 
 This measures; it does not change the server (`reactlab.server.engines` runs without
-speculation). Not used by any notebook.
+speculation and without chunk reuse). Not used by any notebook.
 """
 
 from __future__ import annotations
@@ -49,6 +58,7 @@ SETTINGS: dict[str, dict] = {
     "n-gram, key 12, draft up to 48 (llama.cpp's defaults)": {"types": ["NGRAM_SIMPLE"]},
     "n-gram, key 3, draft up to 3": {"types": ["NGRAM_SIMPLE"], "sub": {
         "ngram_simple.size_n": 3, "ngram_simple.size_m": 3}},
+    "KV chunk reuse, chunks of 16 tokens or more": {"params": {"n_cache_reuse": 16}},
 }
 
 
@@ -56,8 +66,13 @@ def apply(params, setting: dict) -> None:
     """Put one SETTINGS entry on xllamacpp's CommonParams (no model is loaded here).
 
     Example: apply(p, {"types": ["NGRAM_SIMPLE"], "sub": {"ngram_simple.size_n": 3}})
+    A "params" entry sets CommonParams' own fields: {"params": {"n_cache_reuse": 16}}.
     """
-    if not setting:
+    for key, value in setting.get("params", {}).items():
+        if not hasattr(params, key):  # say which name is wrong, whatever setattr would do
+            raise AttributeError(f"CommonParams has no {key!r}")
+        setattr(params, key, value)
+    if "types" not in setting:
         return
     import xllamacpp as xlc
 
@@ -123,10 +138,24 @@ def capture(tasks: str) -> None:
     print(f"{sum(1 for _ in CALLS.open(encoding='utf-8'))} calls logged in {CALLS}")
 
 
-def replay(n: int) -> None:
+def chosen(only: str | None) -> dict[str, dict]:
+    """The SETTINGS whose names contain one of the comma-separated words (all without `only`).
+
+    Example: list(chosen("off,KV")) -> ["off (today's server)", "KV chunk reuse, …"]
+    """
+    if not only:
+        return dict(SETTINGS)
+    words = [w.strip() for w in only.split(",") if w.strip()]
+    picked = {k: v for k, v in SETTINGS.items() if any(w in k for w in words)}
+    if not picked:
+        raise SystemExit(f"--only {only!r} matches no setting: {', '.join(SETTINGS)}")
+    return picked
+
+
+def replay(n: int, only: str | None = None, out: Path | None = None) -> None:
     calls = [json.loads(line) for line in CALLS.open(encoding="utf-8")][:n]
     rows = []
-    for name, setting in SETTINGS.items():
+    for name, setting in chosen(only).items():
         engine = _engine(setting)
         engine.generate("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", max_tokens=4)
         same = drafted = accepted = 0
@@ -143,16 +172,20 @@ def replay(n: int) -> None:
         engine.close()
         rows.append((name, wall, gen_ms / 1000, prompt_ms / 1000, same, drafted, accepted))
         print(f"{name}: {wall:.1f} s, identical {same}/{len(calls)}")
-    write(rows, len(calls))
+    write(rows, len(calls), out or OUT, only)
 
 
-def write(rows: list[tuple], n: int) -> None:
+def write(rows: list[tuple], n: int, out: Path | None = None, only: str | None = None) -> None:
+    out = out or OUT
     base = rows[0]
+    args = f" --only {only}" if only else ""
+    if out != OUT:
+        args += f" --out {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}"
     lines = [
-        "# Speculative decoding on the local engine",
+        "# Engine settings replayed on logged agent calls",
         "",
         (f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by "
-         f"`benchmarks/bench_speculative.py replay --calls {n}`: the first {n} engine calls "
+         f"`benchmarks/bench_speculative.py replay --calls {n}{args}`: the first {n} engine calls "
          "logged while the defaults ran the tasks, replayed in order on the 1.5B (2 threads), "
          "one setting after another in one run. Ratios are against the first row."),
         "",
@@ -163,8 +196,8 @@ def write(rows: list[tuple], n: int) -> None:
     for name, wall, gen, prompt, same, drafted, accepted in rows:
         lines.append(f"| {name} | {wall:.1f} | {wall / base[1]:.2f} | {gen:.1f} | {prompt:.1f} "
                      f"| {same}/{n} | {drafted} | {accepted} |")
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"wrote {OUT}")
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -174,11 +207,13 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--tasks", default=TASKS, help="short task ids, comma-separated")
     r = sub.add_parser("replay", help="replay the logged calls under each setting")
     r.add_argument("--calls", type=int, default=50)
+    r.add_argument("--only", help="settings whose names contain one of these comma-separated words")
+    r.add_argument("--out", type=Path, default=OUT, help="the report (default: %(default)s)")
     args = p.parse_args(argv)
     if args.phase == "capture":
         capture(args.tasks)
     else:
-        replay(args.calls)
+        replay(args.calls, args.only, args.out.resolve())
     return 0
 
 

@@ -50,3 +50,30 @@ def test_the_table_gives_ratios_against_the_first_row(tmp_path, monkeypatch):
     bench.write([("off", 100.0, 50.0, 45.0, 10, 0, 0), ("on", 90.0, 40.0, 45.0, 9, 30, 12)], 10)
     text = (tmp_path / "speculative.md").read_text(encoding="utf-8")
     assert "| off | 100.0 | 1.00 |" in text and "| on | 90.0 | 0.90 | 40.0 | 45.0 | 9/10 | 30 | 12 |" in text
+
+
+def test_chunk_reuse_lands_on_commonparams_and_a_misspelt_field_fails(tmp_path):
+    xlc = pytest.importorskip("xllamacpp", reason="the local extra is not installed")
+    kinds = xlc.common_speculative_type
+    p = engines.params(xlc, tmp_path / "m.gguf", 8192, 2, 1)
+    bench.apply(p, bench.SETTINGS["KV chunk reuse, chunks of 16 tokens or more"])
+    assert p.n_cache_reuse == 16
+    assert p.speculative.types == [kinds.COMMON_SPECULATIVE_TYPE_NONE]  # no speculation with it
+    with pytest.raises(AttributeError, match="n_cache_reuze"):
+        bench.apply(p, {"params": {"n_cache_reuze": 16}})
+
+
+def test_only_picks_settings_by_a_word_of_their_name():
+    assert list(bench.chosen("off,KV")) == ["off (today's server)",
+                                             "KV chunk reuse, chunks of 16 tokens or more"]
+    assert list(bench.chosen(None)) == list(bench.SETTINGS)
+    with pytest.raises(SystemExit, match="matches no setting"):
+        bench.chosen("warp")
+
+
+def test_the_report_names_its_command_and_goes_where_asked(tmp_path):
+    out = tmp_path / "reuse.md"
+    bench.write([("off", 10.0, 5.0, 4.0, 3, 0, 0)], 3, out, "off,KV")
+    text = out.read_text(encoding="utf-8")
+    assert f"replay --calls 3 --only off,KV --out {out}`" in text
+    assert not bench.OUT.with_name("reuse.md").exists()
