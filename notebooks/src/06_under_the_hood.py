@@ -135,12 +135,13 @@ print("template origin:", dbg.get("template"))
 # ### Rendering it ourselves
 #
 # The server renders with `reactlab.server.template.ChatTemplate`, built from the template stored
-# in the GGUF file. We can do the same without the server:
+# in the GGUF file (the model file: its weights plus metadata, the chat template among them). We
+# can do the same without the server:
 
 # %% [markdown] lang="zh-CN"
 # ### 自己来渲染
 #
-# 服务器用 `reactlab.server.template.ChatTemplate` 渲染，它基于 GGUF 文件里存储的模板构建。
+# 服务器用 `reactlab.server.template.ChatTemplate` 渲染，它基于 GGUF 文件（模型文件：权重加上元数据，聊天模板就在元数据里）里存储的模板构建。
 # 不经过服务器，我们也能做同样的事：
 
 # %%
@@ -175,7 +176,8 @@ for label, text in [("as stored", as_stored), ("repaired ", ours)]:
 # %% [markdown]
 # The stored template writes its example call with doubled braces, `{{"name": …}}` — not valid
 # JSON, and an example the model would copy. `reactlab.server.template.repair` rewrites that one
-# string; the 0.5B model's template never had the bug. Small, silent bugs like this one are why
+# string; the template of the smaller model the server can also run (the 0.5B, `light`) never
+# had the bug. Small, silent bugs like this one are why
 # "the model is bad at tool calling" deserves a look at the prompt before a verdict.
 #
 # ## 2. What the model wrote
@@ -185,7 +187,7 @@ for label, text in [("as stored", as_stored), ("repaired ", ours)]:
 
 # %% [markdown] lang="zh-CN"
 # 存储的模板用双层花括号 `{{"name": …}}` 来写示例调用——这不是合法的 JSON，而模型会照着示例抄。
-# `reactlab.server.template.repair` 只改写这一个字符串；0.5B 模型的模板从来没有这个 bug。正是这类
+# `reactlab.server.template.repair` 只改写这一个字符串；服务器也能运行的那个更小的模型（0.5B，`light`）的模板从来没有这个 bug。正是这类
 # 细小、无声的 bug，让我们在断言"这个模型不擅长工具调用"之前，值得先看一眼提示词。
 #
 # ## 2. 模型写了什么
@@ -365,7 +367,8 @@ else:
 # series' server parses leniently — and why "this model cannot call tools" is sometimes a
 # statement about the parser. (BFCL's own summary is in `benchmarks/results/bfcl.md`; with
 # their defaults reactlab's server fails the parallel categories because the model writes one
-# call and stops; llama.cpp's fails every category, parallel included, because its parser reads
+# call and stops; llama.cpp's fails every category that needs a call, parallel included, because
+# its parser reads
 # none of the fenced calls. reactlab's server has an opt-in, `"reactlab_more_calls": true`, that opens the next
 # `<tool_call>` for the model; its row in the same file says what that recovers.)
 
@@ -375,7 +378,7 @@ else:
 # "答案"是一段 JSON，工具永远不会被执行。模型选的工具和参数都没有问题：reactlab 的服务器会读取点名了
 # 已知工具的代码块和裸 JSON，把同一段文本变成了调用。这就是本系列的服务器采用宽松解析的原因——也是为什么
 # "这个模型不会调用工具"有时其实是在说解析器。（BFCL 自己的汇总在 `benchmarks/results/bfcl.md`；
-# 在默认设置下，reactlab 的服务器在并行类别上失败，因为模型写完一个调用就停了；llama.cpp 的服务器在所有类别上都失败（并行类别也在内），因为它的解析器一个代码块里的调用也读不出来。reactlab 的服务器有一个
+# 在默认设置下，reactlab 的服务器在并行类别上失败，因为模型写完一个调用就停了；llama.cpp 的服务器在所有需要调用的类别上都失败（并行类别也在内），因为它的解析器一个代码块里的调用也读不出来。reactlab 的服务器有一个
 # 需要主动开启的选项 `"reactlab_more_calls": true`，替模型打开下一个 `<tool_call>`；它能补回多少，
 # 见同一文件里它的那一行。）
 
@@ -676,12 +679,14 @@ else:
 # all ten no-tool questions and native 8 of them; both protocols solve the one-call tasks (8/8) and 16 of the 17
 # two-call tasks; of the three-call tasks ReAct solves 15/17 and native all 17; four calls
 # split the other way (ReAct 5/5, native 3/5), and both solve the two five-call tasks. Of
-# ReAct's 5 failures, 2 ran out of its six steps, 2 are wrong answers and 1 is incomplete; of
-# native's 6, 3 ran out of steps, 2 are wrong answers and 1 is incomplete. The wrong answers
-# are a total that forgot the share counts, a stock that was not found answered with neither
-# its name nor anything a tool said, a stock price for "中国的首都是哪座城市？", and "There are 6
-# days in a week"; no run fails first for an invented figure (the guards and hints of notebook
-# 07 ask for the missing fetch), though one that ran out of steps gave 南京 a made-up reading.
+# ReAct's 5 failures, 2 ran out of its six steps, 2 are wrong answers and 1 invented its figures
+# (it answered "2 AA batteries … 6 months"; the manual says 3 and 12); of native's 6, 3 ran
+# out of steps, 2 are wrong answers and 1 is incomplete. The wrong answers are a total that
+# forgot the share counts, a stock that was not found answered "not available … I'll need to
+# search for a different stock" instead of what the tool said (未搜到该股票), a stock price for
+# "中国的首都是哪座城市？", and "There are 6 days in a week". No native run fails first for an
+# invented figure (the guards and hints of notebook 07 ask for the missing fetch), though one
+# that ran out of steps gave 南京 a made-up reading.
 #
 # ### "Function calling first, text ReAct as the fallback"
 #
@@ -715,9 +720,9 @@ else:
 # 在旧版护栏下（`guards on`，那时护栏还不会更正被拒绝的答案、拦下填了编造数字的调用），两种协议解决了 44/72 和 24/72（按今天的规则重新评分）。
 # 最初那一版约束解码只在前 30 个任务上、在那套旧护栏下跑过：它让 ReAct 彻底失败（0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答），对原生调用也没有帮助（14/30，而同样的护栏不加约束解码时，按今天的规则重新评分，在这 30 个任务上解决了 13 个：差一个任务，在噪声之内）。不需要工具的十个问题，ReAct 全部答对，原生答对 8 个。
 # 按任务类型看，两种协议都能解决只需一次调用的任务（8/8），以及 17 个两次调用任务中的 16 个；三次调用的任务，ReAct 解决 15/17，原生 17 个全部解决；
-# 四次调用的任务反过来（ReAct 5/5，原生 3/5），两个五次调用的任务两种协议都解决了。ReAct 的 5 次失败里，2 次六步用完，2 次答错，1 次答得不全；
-# 原生的 6 次失败里，3 次步数用完，2 次答错，1 次答得不全。这些答错是：一个忘了乘上股数的总价、对一只没查到的股票的回答既没提它的名字也没用上工具说的任何内容、对“中国的首都是哪座城市？”答了一个股价，以及“There are 6 days in a week”；
-# 没有哪次运行首先败在编造数字上（第 07 课的护栏和提示会要求先去取缺的数据），不过有一次步数用完的运行给南京编了一个读数。
+# 四次调用的任务反过来（ReAct 5/5，原生 3/5），两个五次调用的任务两种协议都解决了。ReAct 的 5 次失败里，2 次六步用完，2 次答错，1 次编造了数字（它答的是“2 AA batteries … 6 months”，而说明书写的是 3 和 12）；
+# 原生的 6 次失败里，3 次步数用完，2 次答错，1 次答得不全。这些答错是：一个忘了乘上股数的总价、对一只没查到的股票答的是“not available……I'll need to search for a different stock”，而不是工具说的“未搜到该股票”、对“中国的首都是哪座城市？”答了一个股价，以及“There are 6 days in a week”；
+# 原生协议没有哪次运行首先败在编造数字上（第 07 课的护栏和提示会要求先去取缺的数据），不过有一次步数用完的运行给南京编了一个读数。
 #
 # ### "函数调用优先，文本 ReAct 兜底"
 #
