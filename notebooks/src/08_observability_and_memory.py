@@ -236,12 +236,13 @@ plt.show()
 # %% [markdown]
 # The shape to look for: prompts grow a little at every step (the conversation gets longer; a
 # last request sent without tools is shorter, since the tool list is gone),
-# while the freshly read part stays small when the cache works. A request without tools is the
-# exception to check in the table: dropping the tool list changes the prompt right after the
-# system prompt, so the cache can supply more than that only from an earlier prompt without
-# the tool list that began the same way — a request earlier in this run (the quiet retry after
-# empty replies is one), or one the server still holds from an earlier run of the same
-# question. Its `cached` column says which happened. Latency follows the fresh and
+# while the freshly read part stays small when the cache works. A request without tools (the
+# guards send one after two empty replies or a second plan that names a tool; its prompt is
+# shorter than the step's before it) is the exception: dropping the tool list changes the
+# prompt right after the system prompt, so the cache can supply more than that only from an
+# earlier prompt without the tool list that began the same way — an earlier request of the same
+# run, or one the server still holds from an earlier run of the same question. Its `cached`
+# column says which happened. Latency follows the fresh and
 # completion tokens far more than the total. Cloud providers report and bill the same way —
 # many charge cached prompt tokens at a discount — so these columns are also your cost sheet.
 #
@@ -252,7 +253,7 @@ plt.show()
 # in. First the facts, straight from the tool, so every answer below can be checked against them:
 
 # %% [markdown] lang="zh-CN"
-# 要留意的形状是：提示词每一步都会长一点（对话越来越长；不带工具发出的最后一次请求会短一些，因为工具列表没了），而只要缓存起作用，重新读取的部分就一直很小。不带工具的请求是表里要核对的例外：去掉工具列表会改变提示词的开头，紧跟在系统提示词后面的内容就变了，所以缓存能多提供的部分，只能来自一个更早的、同样没有工具列表、开头也相同的提示词——可能是这次运行里更早的一次请求（连续空回复之后那次不带工具的重试就是一个），也可能是服务器缓存里还留着的、同一个问题以前某次运行的请求。它的 `cached` 列会告诉你是哪种情况。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
+# 要留意的形状是：提示词每一步都会长一点（对话越来越长；不带工具发出的最后一次请求会短一些，因为工具列表没了），而只要缓存起作用，重新读取的部分就一直很小。不带工具的请求（护栏在连续两次空回复、或第二次只提工具名的计划之后会发一次；它的提示词比前一步的短）是例外：去掉工具列表会改变提示词的开头，紧跟在系统提示词后面的内容就变了，所以缓存能多提供的部分，只能来自一个更早的、同样没有工具列表、开头也相同的提示词——可能是同一次运行里更早的一次请求，也可能是服务器缓存里还留着的、同一个问题以前某次运行的请求。它的 `cached` 列会告诉你是哪种情况。延迟主要跟着新读取的 token 和补全 token 走，和总量关系不大。云服务商的统计和计费方式也一样——很多家对命中缓存的提示词 token 打折——所以这几列也就是你的成本表。
 #
 # ## 4. 跨轮次的记忆
 #
@@ -444,7 +445,8 @@ print(chat.savings())
 
 # %% [markdown]
 # The estimate is a rule of thumb (one token per Chinese character, one per four other
-# characters); good for comparing two histories, while `usage["prompt_tokens"]` is the real count.
+# characters, and 4 per message for the chat template's markers); good for comparing two
+# histories, while `usage["prompt_tokens"]` is the real count.
 # The saving grows with every turn whose tools returned a lot — with `search_docs` from notebook
 # 07 in the mix, it would dominate. Dropping the traffic has a price too: if turn three needed a
 # number that only appeared in a tool result and not in the answer, it is gone. Keep answers
@@ -456,7 +458,7 @@ print(chat.savings())
 # agent, then find the bug from the log alone.
 
 # %% [markdown] lang="zh-CN"
-# 这个估算只是经验法则（每个汉字算一个 token，其他字符每四个算一个）；拿来比较两段历史够用了，而 `usage["prompt_tokens"]` 才是真实计数。工具返回的内容越多，每一轮省下的就越多——如果把第 07 课的 `search_docs` 也加进来，它会占大头。丢掉工具往来也有代价：如果第三轮需要一个只出现在工具结果里、没写进答案的数字，它就没了。让答案写得具体些，就很少会踩到这个坑；`keep_turns=` 再加上摘要，可以把很早的轮次进一步折叠。
+# 这个估算只是经验法则（每个汉字算一个 token，其他字符每四个算一个，每条消息再加 4 个，算作聊天模板的标记）；拿来比较两段历史够用了，而 `usage["prompt_tokens"]` 才是真实计数。工具返回的内容越多，每一轮省下的就越多——如果把第 07 课的 `search_docs` 也加进来，它会占大头。丢掉工具往来也有代价：如果第三轮需要一个只出现在工具结果里、没写进答案的数字，它就没了。让答案写得具体些，就很少会踩到这个坑；`keep_turns=` 再加上摘要，可以把很早的轮次进一步折叠。
 #
 # ## 5. 从日志调试一次运行
 #
