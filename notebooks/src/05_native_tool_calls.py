@@ -214,14 +214,17 @@ except openai.APIStatusError as err:
 # (above is what the local server said); other providers differ in wording — and a provider that
 # accepts such a list anyway leaves the model reading a weather report that answers no question it
 # remembers asking: a broken order makes the model look "suddenly dumb". The fix is to echo the assistant message exactly as it came: same `id`, same name, same
-# `arguments` string.
+# `arguments` string. The tutorial never shows that message, so the next cell writes it: the id
+# its tool message answers, and `{"location": "北京"}`, the arguments of the call its stream
+# recorded (section 5 replays those chunks).
 
 # %% [markdown] lang="zh-CN"
 # OpenAI 风格的规则很严格：一条 `tool` 消息必须回应紧挨在它前面的那条 assistant 消息的 `tool_calls`
 # 里列出的某个调用。OpenAI 的 API 和本地服务器都会拒绝这个请求（上面就是本地服务器的回复）；其他服务商的
 # 报错措辞各不相同——而如果某个服务商照单全收，模型读到的就是一份天气报告，却想不起自己问过什么：
 # 顺序一乱，模型看起来就"突然变笨了"。修复方法是把 assistant 消息原样回传：同样的 `id`、同样的名字、
-# 同样的 `arguments` 字符串。
+# 同样的 `arguments` 字符串。那篇教程从没给出这条消息，所以下一个单元格把它写出来：id 用它的 tool 消息回应的那个，
+# 参数 `{"location": "北京"}` 取自它的流式输出记录下的那个调用（第 5 节会重放那些分块）。
 
 # %%
 tutorial_call = {"role": "assistant", "content": None, "tool_calls": [{
@@ -317,9 +320,8 @@ print(grade(as_run(question, [[(call.function.name, args, observation, is_error)
 # %% [markdown]
 # Read the output before moving on. A `finish_reason` of `"stop"` means the model answered from
 # the tool result. Another `"tool_calls"` means it wants more — and this small model, offered
-# the tool again, sometimes asks for the very call whose result it has just been given (in
-# some runs of this notebook it asked for 北京's weather a second time). When that happens, the
-# request is right and the model's choice is not.
+# the tool again, can ask for the very call whose result it has just been given. When that
+# happens, the request is right and the model's choice is not.
 #
 # When every result the question needs is in the conversation, we can take the choice away:
 # `tool_choice="none"` keeps the tools declared but allows only a text answer (the local server
@@ -328,8 +330,8 @@ print(grade(as_run(question, [[(call.function.name, args, observation, is_error)
 
 # %% [markdown] lang="zh-CN"
 # 继续之前先看看输出。`finish_reason` 为 `"stop"` 说明模型根据工具结果作答了。如果又是
-# `"tool_calls"`，说明它还想要更多——而这个小模型在工具仍然可用时，有时会再次请求它刚刚拿到结果的
-# 那个调用（这个笔记本的某些运行里，它第二次查询了北京的天气）。真发生时，请求本身没错，错的是模型的选择。
+# `"tool_calls"`，说明它还想要更多——而这个小模型在工具仍然可用时，可能会再次请求它刚刚拿到结果的
+# 那个调用。真发生时，请求本身没错，错的是模型的选择。
 #
 # 当问题需要的所有结果都已经在对话里时，我们可以收回这个选择权：`tool_choice="none"` 保留工具声明，
 # 但只允许文本回答（此时本地服务器干脆不给模型看工具列表）。包里的循环在预算用完时，
@@ -575,7 +577,8 @@ print(grade(as_run(question, [streamed_calls], second.content), Expected(parts=(
 # ## 6. Parallel calls: 北京 *and* 广州
 #
 # One reply may hold several calls — the model saying "these are independent, run them all".
-# **Predict:** for "北京和广州今天天气怎么样？" a model that plans well asks for two
+# `parallel_tool_calls=True` tells the server the client takes several calls in one reply (it
+# is OpenAI's default; sent here to make it visible). **Predict:** for "北京和广州今天天气怎么样？" a model that plans well asks for two
 # `get_weather` calls in one reply; a weaker one asks for one city, or merges both into one
 # argument. Let's see which happened:
 
@@ -585,7 +588,8 @@ print(grade(as_run(question, [streamed_calls], second.content), Expected(parts=(
 #
 # ## 6. 并行调用：北京*和*广州
 #
-# 一条回复里可以有多个调用——模型在说"这些互不依赖，全都执行吧"。**先预测：** 对于
+# 一条回复里可以有多个调用——模型在说"这些互不依赖，全都执行吧"。`parallel_tool_calls=True` 告诉服务器，
+# 客户端接受一条回复里有多个调用（这是 OpenAI 的默认值；这里写出来是为了让它看得见）。**先预测：** 对于
 # "北京和广州今天天气怎么样？"，规划得好的模型会在一条回复里请求两个 `get_weather` 调用；
 # 差一点的只问一个城市，或者把两个城市塞进同一个参数。看看这次是哪种：
 
@@ -958,18 +962,19 @@ print("calculations written before the result they need:", len(early))
 # 306 days…` is that hint, and the step after it shows whether the model made the call. If it
 # did, that step is the model copying a call the loop dictated — the loop's work as much as the
 # model's, which is what guards are for. (Notebook 07 lists the hints with the other guards.)
-# Two more kinds of line such a record can hold: `truncated` (when a step shows it) means the
+# Two more kinds of line in such a record: `truncated` (when a step shows it) means the
 # reply ran into the agent's `max_tokens=512`, and the calls written before the cut were
-# whole — they are what ran; and a "held back" tool result and the guard's "held back 1
-# call(s)" line are the same call, once as the model reads it and once as the guard counts it.
+# whole — they are what ran; and a tool result that begins "Not run:" and the guard's "held
+# back 1 call(s)" line are the same call, once as the model reads it and once as the guard
+# counts it.
 # (A reply that only writes the same calls again and again does not run to the cap here: the
 # local server cuts it at the second repeat, and it ends like any other reply with calls.)
 #
 # Whichever way this run went, the record says exactly where: which call came at which step,
 # what each tool returned, and whether the final text used those numbers or its own. If the
-# answer is wrong while the calls were right, the model failed at the last step — the
-# "reading its own tool results" problem this model is known for; notebook 06 puts
-# numbers on it for both protocols. Read the answer's words too: the grader checks figures and
+# answer is wrong while the calls were right, the model failed at the last step: it misread
+# its own tool results (notebook 06 counts the wrong answers of both protocols on the
+# benchmark's 72 tasks). Read the answer's words too: the grader checks figures and
 # names, not units, so an answer in dollars for a question in 元 passes it; and "a calculation"
 # in a verdict includes arithmetic the grader checks itself (306 × 5), not only calculator calls.
 # So check the steps for a `calculator` call that ran: if the only one was held back, 1530 is
@@ -1033,12 +1038,12 @@ print("calculations written before the result they need:", len(early))
 # 上面记录里带 `guard: per-day hint` 和 `told the model: days_between gave 306 days…` 的那一步就是这个提示；它后面的一步说明模型有没有照做。
 # 如果照做了，那一步是模型在抄循环替它写好的调用——功劳一半属于循环，而这正是护栏的用处。（第 07 课把这些提示和其他护栏列在一起。）
 # 这类记录里还可能有两种行要会读：`truncated`（某一步出现它时）表示回复撞上了智能体的 `max_tokens=512`，截断之前写完整的调用照样执行了；
-# 工具结果里的 "held back" 和护栏的 "held back 1 call(s)" 说的是同一个调用，一个是模型读到的，一个是护栏记的数。
+# 以 "Not run:" 开头的工具结果和护栏的 "held back 1 call(s)" 说的是同一个调用，一个是模型读到的，一个是护栏记的数。
 # （一条只会把同样的调用写了又写的回复，在这里不会一直写到上限：本地服务器在它第二次重复时就把它截住，它像其他带调用的回复一样结束。）
 #
 # 不管这次运行结果如何，记录都准确说明了问题出在哪里：哪一步发出了哪个调用、每个工具返回了什么、最终文本用的是
-# 这些数字还是它自己的数字。如果调用都对而答案错了，那就是模型在最后一步失败了——这正是这个模型出了名的
-# "读不懂自己的工具结果"问题；第 06 课会给两种协议在这方面的表现拿出数字。答案的文字也要读：评分器检查数字和名称，
+# 这些数字还是它自己的数字。如果调用都对而答案错了，那就是模型在最后一步失败了——它读错了自己的工具结果
+# （第 06 课在基准的 72 个任务上数了两种协议各有几次答错）。答案的文字也要读：评分器检查数字和名称，
 # 不检查单位，所以问题问的是元、答案却用美元（dollars）作答，也能通过它；判定里的"计算"也包括评分器自己核对的算术（306 × 5），
 # 不只是计算器调用。所以要在步骤里找一次真正执行了的 `calculator` 调用：如果唯一的一次被扣下了，1530 就是模型自己乘出来的，
 # 不管答案怎么措辞（"I will use the calculator…"）。
