@@ -153,7 +153,7 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # one it has not cached (the seconds printed for each run include that reading; over many steps
 # it adds up).
 # Were the result larger than the model's context window (8,192 tokens per request with the
-# local server's default `--ctx`), the request would fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed
+# local server's default context size, `reactlab serve --ctx 8192`), the request would fail outright. Cut, the prompt grows by roughly the 2,000 characters we allowed
 # (plus the line that says how much was cut).
 #
 # Read the answers and their verdicts too. Compaction fixes the bill and the context window, not
@@ -165,7 +165,7 @@ for label, guards in [("guards off", Guards.off()), ("guards on", Guards.on())]:
 # answer like this has few figures to check.)
 
 # %% [markdown] lang="zh-CN"
-# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中；查询词是模型自己选的，所以 `events` 里的长度可能和上面“早茶”那次搜索不同）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；提示词 token 就是账单：服务商按 token 收费，引擎也必须读完每一个没有命中缓存的提示词 token（每次运行打印的秒数里就包含了这部分读取时间；步数一多，差距会累积起来）。如果结果比模型的上下文窗口（本地服务器的默认 `--ctx` 下，每个请求 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符（外加一行说明删掉了多少）。
+# 看上面的数字，别轻信一个故事：两次运行的分歧出现在搜索*之后*那次调用的提示词里（`events` 一行显示护栏有没有截断结果；搜索本身发生在第一次调用中；查询词是模型自己选的，所以 `events` 里的长度可能和上面“早茶”那次搜索不同）。不截断时，完整的结果会跟着进入那次提示词以及之后的每一次；提示词 token 就是账单：服务商按 token 收费，引擎也必须读完每一个没有命中缓存的提示词 token（每次运行打印的秒数里就包含了这部分读取时间；步数一多，差距会累积起来）。如果结果比模型的上下文窗口（本地服务器的默认上下文大小，即 `reactlab serve --ctx 8192`，每个请求 8,192 个 token）还大，请求会直接失败。截断之后，提示词大约只增长我们允许的那 2,000 个字符（外加一行说明删掉了多少）。
 #
 # 答案和它们的判定也要看。压缩解决的是账单和上下文窗口的问题，解决不了阅读理解的问题：无论截不截断，1.5B 模型都可能用不好搜索结果（而且截断可能恰好删掉问题所需的那一段——练习 1 会研究这一点）。两个判定都是 ✘，这是设定决定的：只有一步预算的运行必然以 `max_steps` 结束，而评分器从不放行被预算叫停的运行。所以这里的判定对答案本身什么也没说：答案得你自己读。（预算更大时，✔ 也只说明答案里没有与搜索结果相矛盾的内容，因为这类答案几乎没有数字可查。）
 
@@ -338,12 +338,12 @@ print(course.run("get_weather", {"city": "北京"}))
 
 # %% [markdown]
 # Now on the real model, with the question that invites exactly that mistake. Notebook 05
-# sent "北京和广州今天天气怎么样？" once, with no system prompt, and looked at the first reply; here
-# the same request starts a loop, so we also see what the model does *after* an error comes back
-# (if one does).
+# sent "北京和广州今天天气怎么样？" by hand, with no system prompt, and sent the tool's error back
+# once; here the same request starts the agent's loop, which runs until an answer, so we see
+# everything the model does *after* an error comes back (if one does).
 
 # %% [markdown] lang="zh-CN"
-# 现在换到真实模型上，用一个恰好容易诱发这种错误的问题。第 05 课发送过一次“北京和广州今天天气怎么样？”，不带系统提示词，只看了第一条回复；这里同样的请求会启动一个循环，所以我们还能看到错误返回*之后*（如果真有错误返回的话）模型会怎么做。
+# 现在换到真实模型上，用一个恰好容易诱发这种错误的问题。第 05 课手工发送过“北京和广州今天天气怎么样？”，不带系统提示词，并把工具的报错发回去了一次；这里同样的请求启动的是智能体的循环，一直跑到作答为止，所以错误返回*之后*（如果真有错误返回的话）模型做的每一步我们都能看到。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -458,11 +458,13 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # returned"); the verdict line is the grader's stricter version (figures compared by value,
 # the run's status, the expected 1488.21 for 贵州茅台). Read the answers too — an answer can also
 # fail without inventing a number: one stock silently left out, or a real figure attached to
-# the wrong name. A sentence such as "五粮液和贵州茅台的收盘价分别是1488.21" after only 贵州茅台
-# was looked up reads as if the one price belonged to both; read as the question asks, it is
-# wrong: 五粮液 has no price here, and the answer should say so. The course's data does not know
-# 五粮液, but the grader still counts it as a part of the question, because the question joins it
-# to a stock it knows with 和. With the guards on (the default, section 6), a draft answer that
+# the wrong name. A sentence such as "五粮液和贵州茅台的收盘价分别是1488.21" (an example, not one
+# of the runs above) after only 贵州茅台 was looked up reads as if the one price belonged to both;
+# read as the question asks, it is wrong: 五粮液 has no price here, and the answer should say so.
+# The course's data does not know 五粮液, but the guards' grader still counts it as a part of
+# the question, because the question joins it to a stock it knows with 和. (The verdict lines
+# above are given `parts=("贵州茅台",)`, the one part the data can answer, so they do not name
+# 五粮液.) With the guards on (the default, section 6), a draft answer that
 # leaves 五粮液 out goes back with a request to look 五粮液 up; that lookup fails, and the answer
 # should then say 五粮液 was not found. Whether the runs above got that far, their calls and
 # events say: a run that repeats one call or spends its step budget ends with `max_steps`, its
@@ -475,7 +477,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # does not appear in any observation.
 
 # %% [markdown] lang="zh-CN"
-# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。只查了贵州茅台之后，像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子，读起来好像这一个价格属于两只股票；按问题的意思读，它是错的：这里没有五粮液的价格，答案应该明说。课程数据里没有五粮液，但评分器仍然把它算作问题的一部分，因为问题用“和”把它和一只认识的股票连在一起。护栏开着时（默认如此，见第 6 节），漏掉五粮液的答案草稿会被退回，并要求去查五粮液；这次查询会失败，答案随后应该说明没找到五粮液。上面的运行有没有走到这一步，看它们的调用和事件就知道：反复发同一个调用、或者用完步数预算的运行会以 `max_steps` 结束，收尾的答案按原样接受，判定的第一条理由就是预算。还要拿每个答案去对照它自己的调用：如果某只股票的价格明明已经返回，答案却说没有它的价格，那就和自己这次运行相矛盾，不管判定的第一条理由是什么。在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
+# 这个检查很粗糙（答案里的日期或计数也会被算作“没有工具返回过的数字”）；判定那一行是评分器更严格的版本（按数值比较数字，检查运行状态，以及贵州茅台的预期值 1488.21）。答案也要读——一个答案即使没编数字，也可能出错：悄悄漏掉一只股票，或者把真实的数字安到了错误的名字上。只查了贵州茅台之后，像“五粮液和贵州茅台的收盘价分别是1488.21”这样的句子（只是举例，不是上面哪次运行写的），读起来好像这一个价格属于两只股票；按问题的意思读，它是错的：这里没有五粮液的价格，答案应该明说。课程数据里没有五粮液，但护栏用的评分器仍然把它算作问题的一部分，因为问题用“和”把它和一只认识的股票连在一起。（上面的判定行给了 `parts=("贵州茅台",)`，也就是数据能回答的那一部分，所以它们不会提到五粮液。）护栏开着时（默认如此，见第 6 节），漏掉五粮液的答案草稿会被退回，并要求去查五粮液；这次查询会失败，答案随后应该说明没找到五粮液。上面的运行有没有走到这一步，看它们的调用和事件就知道：反复发同一个调用、或者用完步数预算的运行会以 `max_steps` 结束，收尾的答案按原样接受，判定的第一条理由就是预算。还要拿每个答案去对照它自己的调用：如果某只股票的价格明明已经返回，答案却说没有它的价格，那就和自己这次运行相矛盾，不管判定的第一条理由是什么。在 `max_tokens` 处被截断的回复会显示一个 `truncated` 事件。无论这次运行结果如何，每个提示词只跑一次说明不了什么：这条规则降低的是编造结果的概率，并不能杜绝它。如果你需要保证，就得写进代码里——比如，拒绝展示任何观察中都没出现过的数字。
 
 # %% [markdown]
 # ## 6. The grader as a guard
@@ -538,8 +540,9 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 # said "make that call now", and the model made the same call again until the loop detector
 # stopped it.
 #
-# Three wrong answers the series has met, and what the model would read instead of each (no
-# model involved here):
+# Three wrong answers of the kinds the series has met (a backwards comparison, a city left out,
+# a mean called a difference), and what the model would read instead of each (no model
+# involved here):
 
 # %% [markdown] lang="zh-CN"
 # ## 6. 把评分器当护栏
@@ -571,7 +574,7 @@ for label, system in [("no system prompt", None), ("with the rule", DEFAULT_SYST
 #
 # 日期、代入、汇总或按天累计提示要求的那次调用执行之后，这一步改为一句简短的说明（取数提示之后不加：实测发现这句话会让模型从头再来）：那次调用已经做过，不要再做，回到问题上。没有这句话时，原生请求的最后一条消息仍是“现在就做那次调用”，模型会一再重复同一个调用，直到循环检测器把它拦下。
 #
-# 下面是本系列遇到过的三个错误答案，以及模型会读到的替代内容（这里不调用模型）：
+# 下面是本系列遇到过的三类错误答案（比较方向反了、漏了一个城市、把平均数说成了差）各一个，以及模型会读到的替代内容（这里不调用模型）：
 
 # %%
 from reactlab.correction import correction
@@ -602,9 +605,10 @@ for r in drafts:
 # [`benchmarks/results/agents.md`](../benchmarks/results/agents.md): W under `native · guards on`,
 # ✓ with today's defaults): each step's kind, and for an
 # `ungrounded` step the correction the model read instead of its draft. It is not a demo you
-# can count on, and the replays say why. Replayed ten times in a row
-# ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md)), this cell ended ✔ ten
-# times one afternoon and once the same evening, after changes that touch nothing this question
+# can count on, and the replays say why. Replayed ten times in a row by `benchmarks/demos.py`
+# when it was still marked as a demo (the rates are kept in
+# [`benchmarks/results/levers.md`](../benchmarks/results/levers.md), nineteenth round), this cell
+# ended ✔ ten times one afternoon and once the same evening, after changes that touch nothing this question
 # uses. When the correction works, the draft comes out backwards ("北京比上海更冷") and the second
 # answer puts the checked winner into the question's own words ("北京和上海现在上海更冷"): the
 # model uses the fact it was given, not a thought of its own. When it does not, the model answers
@@ -615,7 +619,7 @@ for r in drafts:
 # enough for that to tip it. Re-run the cell and you may get the other one.
 
 # %% [markdown] lang="zh-CN"
-# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这不是一个靠得住的演示，重放结果说明了原因。把这个单元格连续重放十次（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md)），某天下午十次都以 ✔ 结束，同一天晚上却只有一次——中间的改动都不涉及这个问题用到的任何东西。更正起作用时，草稿把比较说反了（“北京比上海更冷”），第二个答案则把核对过的胜出者套进了问题自己的字句里（“北京和上海现在上海更冷”）：模型用的是交给它的事实，而不是自己的推理。更正不起作用时，模型对更正的回应是把问题原样复述一遍，直到解析错误的预算叫停这次运行（✘）。随笔记本保存的这次运行是两者之一，判定那一行会告诉你是哪一种。即使温度为 0，当提示词的开头来自引擎的缓存、而不是重新读取时，引擎算出的数值也会有细微差别；而在这里，模型在“用上交给它的事实”和“复述问题”之间的选择足够接近，这点差别就能让结果翻转。重新运行这个单元格，你可能会得到另一种。
+# 两个智能体默认都开着这个护栏。下面在一个比较题上跑一次，原生智能体在旧版护栏下把它比反过（[`benchmarks/results/agents.md`](../../benchmarks/results/agents.md) 里的任务 t32：`native · guards on` 下是 W，今天的默认设置下是 ✓）：打印每一步的类型；如果某一步是 `ungrounded`，再打印模型读到的、替代它草稿的那条更正。这不是一个靠得住的演示，重放结果说明了原因。它还标记为演示时，`benchmarks/demos.py` 把这个单元格连续重放过十次（重放结果记在 [`benchmarks/results/levers.md`](../../benchmarks/results/levers.md) 的第十九轮里），某天下午十次都以 ✔ 结束，同一天晚上却只有一次——中间的改动都不涉及这个问题用到的任何东西。更正起作用时，草稿把比较说反了（“北京比上海更冷”），第二个答案则把核对过的胜出者套进了问题自己的字句里（“北京和上海现在上海更冷”）：模型用的是交给它的事实，而不是自己的推理。更正不起作用时，模型对更正的回应是把问题原样复述一遍，直到解析错误的预算叫停这次运行（✘）。随笔记本保存的这次运行是两者之一，判定那一行会告诉你是哪一种。即使温度为 0，当提示词的开头来自引擎的缓存、而不是重新读取时，引擎算出的数值也会有细微差别；而在这里，模型在“用上交给它的事实”和“复述问题”之间的选择足够接近，这点差别就能让结果翻转。重新运行这个单元格，你可能会得到另一种。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
