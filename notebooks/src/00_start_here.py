@@ -57,14 +57,14 @@ print("\nAll OK — go on to 01." if all_ok else "\nFix the [FAIL] lines above, 
 # %% [markdown]
 # ## 2. Who answers?
 #
-# `reactlab.connect()` is the first line of every notebook. With no provider configured it
+# `reactlab.connect()` is in the setup cell of every notebook. With no provider configured it
 # reuses the local server (or starts it in the background, once per machine) and prints one
 # line saying so. It returns a small object: an `openai.OpenAI` client plus the model name.
 
 # %% [markdown] lang="zh-CN"
 # ## 2. 谁在回答？
 #
-# `reactlab.connect()` 是每个 notebook 的第一行。没有配置服务商时，它会复用本地服务器（如果还没启动，就在后台启动它，每台机器只启动一次），并打印一行说明。它返回一个小对象：一个 `openai.OpenAI` 客户端，外加模型名。
+# 每个 notebook 的准备单元格里都有 `reactlab.connect()`。没有配置服务商时，它会复用本地服务器（如果还没启动，就在后台启动它，每台机器只启动一次），并打印一行说明。它返回一个小对象：一个 `openai.OpenAI` 客户端，外加模型名。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -240,7 +240,7 @@ for answer in ("贵州茅台的收盘价更高，高1420.29元。",   # right
 # |---|---|---|
 # | the weather agent | JSON-blob ReAct: "北京和广州的天气怎么样？", one city per step (北京, then 广州), at most 5 iterations | 02, 03, 04 |
 # | the savings agent | get_today → days_between → calculator: 306 days to 2027-01-01, 306 × 5 = 1530 元 | 05, 08 |
-# | the stock agent | `Action:` / `Action Input:` ReAct: 青岛啤酒 67.92 vs 贵州茅台 1488.21, difference 1420.29 | 02, 03, 04, 06 |
+# | the stock agent | `Action:` / `Action Input:` ReAct: 青岛啤酒 67.92 vs 贵州茅台 1488.21, difference 1420.29 | 03, 04, 06 (02's exercise 1 asks its question) |
 # | the streamed round trip | native `tool_calls` streamed, the tool result sent back, a second response ending with `finish_reason: "stop"` | 05 |
 
 # %% [markdown] lang="zh-CN"
@@ -257,7 +257,7 @@ for answer in ("贵州茅台的收盘价更高，高1420.29元。",   # right
 # |---|---|---|
 # | 天气智能体 | JSON-blob 风格的 ReAct："北京和广州的天气怎么样？"，每步查一个城市（先北京，再广州），最多 5 轮 | 02, 03, 04 |
 # | 存钱智能体 | get_today → days_between → calculator：到 2027-01-01 还有 306 天，306 × 5 = 1530 元 | 05, 08 |
-# | 股票智能体 | `Action:` / `Action Input:` 风格的 ReAct：青岛啤酒 67.92 vs 贵州茅台 1488.21，相差 1420.29 | 02, 03, 04, 06 |
+# | 股票智能体 | `Action:` / `Action Input:` 风格的 ReAct：青岛啤酒 67.92 vs 贵州茅台 1488.21，相差 1420.29 | 03、04、06（02 的练习 1 问的就是它的问题） |
 # | 流式往返 | 流式输出原生 `tool_calls`，把工具结果发回去，第二个响应以 `finish_reason: "stop"` 结束 | 05 |
 
 # %% [markdown]

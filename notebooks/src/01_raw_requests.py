@@ -10,7 +10,9 @@
 # - read a streamed reply line by line, and tell a 400 from a 401 (and the SDK exception for each).
 #
 # **Where we are:** notebook 00 checked the set-up and introduced `reactlab.connect()`. Here we
-# use three things from that connection: `conn.base_url`, `conn.model` and `conn.headers()`.
+# use what that connection holds: `conn.base_url`, `conn.model` and `conn.headers()` (the
+# request headers, with the key) for raw requests, then `conn.client` (the `openai` SDK's client)
+# and `conn.provider`.
 #
 # > 为什么要手写请求？Agent 的每一步——工具调用、Observation、stop——最后都只是一个 HTTP 请求里的
 # > JSON。看懂这一个请求，后面的一切都只是在改这份 JSON。
@@ -25,7 +27,7 @@
 # - 说出响应的各个组成部分：`id`、`choices`、`message`、`finish_reason`、`usage`；
 # - 逐行读取流式回复，分清 400 和 401（以及各自对应的 SDK 异常）。
 #
-# **当前进度：** notebook 00 检查了环境，并介绍了 `reactlab.connect()`。这里会用到这个连接的三样东西：`conn.base_url`、`conn.model` 和 `conn.headers()`。
+# **当前进度：** notebook 00 检查了环境，并介绍了 `reactlab.connect()`。这里会用到这个连接里的东西：原始请求用 `conn.base_url`、`conn.model` 和 `conn.headers()`（带着密钥的请求头），之后还有 `conn.client`（`openai` SDK 的客户端）和 `conn.provider`。
 #
 # > 为什么要手写请求？Agent 的每一步——工具调用、Observation、stop——最后都只是一个 HTTP 请求里的
 # > JSON。看懂这一个请求，后面的一切都只是在改这份 JSON。
@@ -166,7 +168,7 @@ print(json.dumps(data, ensure_ascii=False, indent=2))
 # | `choices` | a list, because a request may ask for several alternatives (`n`); we always read `choices[0]` |
 # | `choices[0].message` | the assistant message: `role` and `content` (later also `tool_calls`) |
 # | `choices[0].finish_reason` | why generation stopped: `stop` (the model finished, or hit a stop string), `length` (hit `max_tokens`), `tool_calls` (notebook 05) |
-# | `usage` | tokens billed: `prompt_tokens` (everything we sent) + `completion_tokens` (what it wrote) = `total_tokens` |
+# | `usage` | tokens billed: `prompt_tokens` (everything we sent) + `completion_tokens` (what it wrote) = `total_tokens`; `prompt_tokens_details.cached_tokens` is the part of the prompt the server did not read again because an earlier request began the same way (its prompt cache, notebook 04) |
 #
 # The same fields, read one by one:
 
@@ -180,7 +182,7 @@ print(json.dumps(data, ensure_ascii=False, indent=2))
 # | `choices` | 是个列表，因为一个请求可以要多个候选回复（`n`）；我们总是读 `choices[0]` |
 # | `choices[0].message` | 助手消息：`role` 和 `content`（后面还会有 `tool_calls`） |
 # | `choices[0].finish_reason` | 生成为什么停止：`stop`（模型自己说完了，或者碰到了停止序列）、`length`（达到 `max_tokens`）、`tool_calls`（notebook 05） |
-# | `usage` | 计费的 token 数：`prompt_tokens`（我们发送的全部内容）+ `completion_tokens`（模型写的内容）= `total_tokens` |
+# | `usage` | 计费的 token 数：`prompt_tokens`（我们发送的全部内容）+ `completion_tokens`（模型写的内容）= `total_tokens`；`prompt_tokens_details.cached_tokens` 是提示词里服务器不必重读的部分，因为之前有个请求的开头和它一样（它的提示词缓存，第 04 课） |
 #
 # 逐个读出这些字段：
 
@@ -341,10 +343,10 @@ except ValueError:
 # %% [markdown]
 # `requests` never raises for a 4xx: it handed us the response and left the checking to us.
 # The SDK checks for us and raises an exception whose class names the status. The message is
-# the server's own `error.message`:
+# the server's own `error.message`, after the SDK's prefix (`Error code: 400 - `):
 
 # %% [markdown] lang="zh-CN"
-# `requests` 遇到 4xx 从不抛异常：它把响应交给我们，检查的事留给我们自己。SDK 则替我们做了检查，并抛出一个异常，异常类的名字就对应着状态码。消息内容就是服务器自己的 `error.message`：
+# `requests` 遇到 4xx 从不抛异常：它把响应交给我们，检查的事留给我们自己。SDK 则替我们做了检查，并抛出一个异常，异常类的名字就对应着状态码。消息内容就是服务器自己的 `error.message`，前面加上 SDK 的前缀（`Error code: 400 - `）：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -453,7 +455,7 @@ print("no status (network):", openai.APIConnectionError.__name__)
 # | endpoint | 端点 | the URL path a request goes to, here `/chat/completions` |
 # | base URL | 基础 URL | the provider's address up to `/v1`; everything else is the same everywhere |
 # | bearer token | Bearer 令牌 | the API key, sent as `Authorization: Bearer <key>` |
-# | token | token（词元） | the unit a model reads and writes (a word piece; often one Chinese character) |
+# | token | token（词元） | the unit a model reads and writes (a word piece: a common Chinese word such as 北京, part of a longer one, or a few letters) |
 # | `finish_reason` | 结束原因 | why generation stopped: `stop`, `length`, `tool_calls` |
 # | `usage` | 用量 | prompt + completion tokens of one request |
 # | SSE | 服务器推送事件 | Server-Sent Events: `data: …` lines on an open HTTP response |
@@ -486,7 +488,7 @@ print("no status (network):", openai.APIConnectionError.__name__)
 # | endpoint | 端点 | 请求发往的 URL 路径，这里是 `/chat/completions` |
 # | base URL | 基础 URL | 服务商的地址，到 `/v1` 为止；其余部分在哪家都一样 |
 # | bearer token | Bearer 令牌 | 即 API key，以 `Authorization: Bearer <key>` 的形式发送 |
-# | token | token（词元） | 模型读写的基本单位（一个词片段；一个汉字常常就是一个 token） |
+# | token | token（词元） | 模型读写的基本单位（一个词片段：像“北京”这样的常用词、长词的一部分，或者几个字母） |
 # | `finish_reason` | 结束原因 | 生成为什么停止：`stop`、`length`、`tool_calls` |
 # | `usage` | 用量 | 一次请求的 prompt token 数 + completion token 数 |
 # | SSE | 服务器推送事件 | Server-Sent Events：在保持打开的 HTTP 响应上发送的一行行 `data: …` |
