@@ -467,7 +467,9 @@ print(grade(closed, Expected(parts=("北京", "广州"))))
 # the final request when a budget runs out (sent as plain chat — the question and every tool
 # result listed, no Thought or Action format to continue — and once more when its reply is no
 # answer), and guards against loops and huge Observations (notebook 07). It returns the same `RunResult` our loops built: `answer`, `status`, one
-# `Step` per request (with its tokens and latency), `usage`, and the last `messages` sent.
+# `Step` per request (with its tokens and latency), `usage`, and the last `messages` sent, with
+# the model's reply to them appended. `format_step` prints one step per line, ending with its
+# time, its prompt + completion tokens and how many prompt tokens came from the cache.
 #
 # The weather question, in the weather agent's layout — a success demo:
 # [`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held in ten
@@ -478,7 +480,7 @@ print(grade(closed, Expected(parts=("北京", "广州"))))
 #
 # ## 8. 这些现在都在包里了
 #
-# `reactlab.react_agent.run_react` 就是这个循环，只是把粗糙的地方都处理好了：两种消息布局（`messages_style="scratchpad"` 或 `"chat"`）、两种提示词风格、`stop`（或在客户端截断）、在预算之内把解析错误和工具错误作为 Observation 发回、预算耗尽时的最终请求（以普通对话的形式发出——列出问题和每个工具结果，没有可以接着写的 Thought 或 Action 格式；回复不是答案时再发一次），以及防止死循环和超大 Observation 的护栏（第 07 篇）。它返回的 `RunResult` 和我们的循环构建的一样：`answer`、`status`、每个请求一个 `Step`（含 token 数和延迟）、`usage`，以及最后发送的 `messages`。
+# `reactlab.react_agent.run_react` 就是这个循环，只是把粗糙的地方都处理好了：两种消息布局（`messages_style="scratchpad"` 或 `"chat"`）、两种提示词风格、`stop`（或在客户端截断）、在预算之内把解析错误和工具错误作为 Observation 发回、预算耗尽时的最终请求（以普通对话的形式发出——列出问题和每个工具结果，没有可以接着写的 Thought 或 Action 格式；回复不是答案时再发一次），以及防止死循环和超大 Observation 的护栏（第 07 篇）。它返回的 `RunResult` 和我们的循环构建的一样：`answer`、`status`、每个请求一个 `Step`（含 token 数和延迟）、`usage`，以及最后发送的 `messages`（后面接着模型对它们的回复）。`format_step` 每一步打印一行，结尾是它的耗时、提示词 + 补全的 token 数，以及有多少提示词 token 来自缓存。
 #
 # 天气问题，用天气智能体的布局——这是一个成功演示：[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次。
 
@@ -525,12 +527,12 @@ print(grade(r2, Expected(winner="贵州茅台")))
 # Same kind of result as our loops? The package sends the same prompts in the same layouts
 # until one of its guards (notebook 07) adds a line: a `told the model` note or a guard event in
 # the steps above marks where the runs part. Even without one they need not match: as notebook
-# 02 showed, two identical requests at `temperature=0` are not guaranteed to produce identical
-# text. The four runs side
+# 02 said, two identical requests at `temperature=0` are not guaranteed to produce identical
+# text (the engine's numbers differ slightly when a prompt's start comes from its cache). The four runs side
 # by side, each with its verdict:
 
 # %% [markdown] lang="zh-CN"
-# 和我们的循环得到的是同一类结果吗？包发送的是同样布局下的同样提示词，直到它的某个护栏（第 07 课）加上一句话为止：上面步骤里的 `told the model` 提示或护栏事件，标出了两边从哪里开始分岔。即使没有护栏插手，它们也不一定对得上：正如第 02 篇所示，在 `temperature=0` 下，两个完全相同的请求也不保证生成完全相同的文本。下面把四次运行并排列出，各自带着判定：
+# 和我们的循环得到的是同一类结果吗？包发送的是同样布局下的同样提示词，直到它的某个护栏（第 07 课）加上一句话为止：上面步骤里的 `told the model` 提示或护栏事件，标出了两边从哪里开始分岔。即使没有护栏插手，它们也不一定对得上：正如第 02 篇所说，在 `temperature=0` 下，两个完全相同的请求也不保证生成完全相同的文本（提示词的开头来自引擎的缓存时，引擎算出的数值会有细微差别）。下面把四次运行并排列出，各自带着判定：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -548,10 +550,10 @@ for task, who, run in rows:
 
 # %% [markdown]
 # The last request the package sent is in `r1.messages` — the same two-message layout our loop
-# printed, scratchpad included:
+# printed, scratchpad included (its first two entries; the third is the model's reply):
 
 # %% [markdown] lang="zh-CN"
-# 包发出的最后一个请求在 `r1.messages` 里——和我们的循环打印过的一样，是两条消息的布局，草稿本也在里面：
+# 包发出的最后一个请求在 `r1.messages` 里——和我们的循环打印过的一样，是两条消息的布局，草稿本也在里面（就是它的前两条；第三条是模型的回复）：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
