@@ -7,8 +7,8 @@
 # - pull the Final Answer, the tool name and the arguments out of a reply in either ReAct style
 #   (the JSON blob of the weather agent, the `Action:` / `Action Input:` lines of the stock agent);
 # - run a parser over a pile of real replies and read off where and why it fails;
-# - harden it against what small models really write (fences, full-width colons, Python dicts,
-#   an invented Observation with an answer after it);
+# - harden it against what models write and what a parser must survive (fences, full-width
+#   colons, Python dicts, an invented Observation with an answer after it);
 # - write parse errors as messages the *model* can act on, and use `reactlab.parsing.parse_react`.
 #
 # **Where we are:** notebook 02 stopped the model after its Action (`stop=["Observation:"]`)
@@ -24,7 +24,7 @@
 # **学完本篇，你可以：**
 # - 从两种 ReAct 风格的回复里取出 Final Answer、工具名和参数（天气智能体的 JSON 块，股票智能体的 `Action:` / `Action Input:` 行）；
 # - 把解析器跑在一大堆真实回复上，看出它在哪里失败、为什么失败；
-# - 让它扛得住小模型真正会写出来的东西（代码围栏、全角冒号、Python 字典、编造的 Observation 后面还跟着一个答案）；
+# - 让它扛得住模型会写出来的、以及解析器必须挺过去的东西（代码围栏、全角冒号、Python 字典、编造的 Observation 后面还跟着一个答案）；
 # - 把解析错误写成*模型*能照着改的消息，并使用 `reactlab.parsing.parse_react`。
 #
 # **当前进度：** 第 02 篇让模型写完 Action 就停下（`stop=["Observation:"]`），还清理了回复的结尾（`cut_at_stop`、`strip_invented_observation`）。这两个函数我们直接导入。
@@ -480,13 +480,13 @@ for name, text in replies.items():
 #
 # The tool name is the rest of the `Action:` line; the input is everything after
 # `Action Input:`. The input is usually a JSON object, but a model may write a bare value such
-# as `北京` — keep it as a string then (the tool registry in notebook 04 maps a bare value to a
-# one-parameter tool).
+# as `北京` — keep it as a string then (the package's tool registry, `reactlab.tools.registry`,
+# which the agents use from notebook 04 on, maps a bare value to a one-parameter tool).
 
 # %% [markdown] lang="zh-CN"
 # ## 7. `Action:` / `Action Input:` 行
 #
-# 工具名是 `Action:` 这一行余下的部分；输入是 `Action Input:` 之后的全部内容。输入通常是一个 JSON 对象，但模型也可能只写一个裸值，比如 `北京`——这时就把它当作字符串保留（第 04 篇的工具注册表会把裸值映射到只有一个参数的工具上）。
+# 工具名是 `Action:` 这一行余下的部分；输入是 `Action Input:` 之后的全部内容。输入通常是一个 JSON 对象，但模型也可能只写一个裸值，比如 `北京`——这时就把它当作字符串保留（包里的工具注册表 `reactlab.tools.registry`——从第 04 篇起智能体都用它——会把裸值映射到只有一个参数的工具上）。
 
 # %%
 def action_input_action(text):
@@ -610,14 +610,15 @@ for name, text in broken.items():
 # blob with no label at all. It returns `Action(tool, args, thought)` or
 # `FinalAnswer(answer, thought)`, and raises `ReActParseError` (a `ValueError`) with a message
 # for the model. On our pile, do the two agree where both succeed? The cell prints every
-# difference with both readings — read which one is right: a tool named `'Final Answer'` or
-# a name with `**` in it comes from markdown-bold labels, a shape only the package knows, so our
-# `parse_step` "succeeds" with garbage there:
+# difference with both readings — read which one is right: a tool named `'Final Answer'` comes
+# from a JSON blob that answers through its `action` field, and a name with `**` in it from
+# markdown-bold labels, shapes only the package knows, so our `parse_step` "succeeds" with
+# garbage there:
 
 # %% [markdown] lang="zh-CN"
 # ## 10. 这些现在都在包里了
 #
-# `reactlab.parsing.parse_react` 遵循同样的规则——切掉编造的 Observation、去掉残留、先出现的标签说了算、解码 JSON 块时带回退方案——而且认识更多格式：`tool(...)` 和 `tool[...]` 形式的调用、`Finish[...]`、markdown 加粗的标签、带代码围栏的 Action Input、完全没有标签的 JSON 块。它返回 `Action(tool, args, thought)` 或 `FinalAnswer(answer, thought)`，解析失败时抛出 `ReActParseError`（一种 `ValueError`），附带一条给模型看的消息。在我们这堆回复上，两者都解析成功时结果一致吗？单元格会把每一处不一致连同两种解析结果一起打印出来——读一读哪个是对的：名叫 `'Final Answer'` 的工具、或者名字里带 `**` 的工具，来自 markdown 加粗的标签，这种格式只有包里的解析器认识，所以我们的 `parse_step` 在那里“成功”地返回了一堆垃圾：
+# `reactlab.parsing.parse_react` 遵循同样的规则——切掉编造的 Observation、去掉残留、先出现的标签说了算、解码 JSON 块时带回退方案——而且认识更多格式：`tool(...)` 和 `tool[...]` 形式的调用、`Finish[...]`、markdown 加粗的标签、带代码围栏的 Action Input、完全没有标签的 JSON 块。它返回 `Action(tool, args, thought)` 或 `FinalAnswer(answer, thought)`，解析失败时抛出 `ReActParseError`（一种 `ValueError`），附带一条给模型看的消息。在我们这堆回复上，两者都解析成功时结果一致吗？单元格会把每一处不一致连同两种解析结果一起打印出来——读一读哪个是对的：名叫 `'Final Answer'` 的工具，来自一个通过 `action` 字段作答的 JSON 块；名字里带 `**` 的工具，来自 markdown 加粗的标签；这些格式只有包里的解析器认识，所以我们的 `parse_step` 在那里“成功”地返回了一堆垃圾：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
