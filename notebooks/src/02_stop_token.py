@@ -171,18 +171,19 @@ else:
           f"(finish_reason={free.choices[0].finish_reason!r}).")
 
 # %% [markdown]
-# The next two cells show the evidence for whichever case the model produced. When it invented an
+# The next cell defines a helper; the one after it shows the evidence for whichever case the
+# model produced. When it invented an
 # Observation, we print what it invented and what came after it (often a `Final Answer` built
 # on those invented facts), next to what the real tool returns for 北京.
 #
-# If it did not invent one this run, the cell says so and shows a recorded example instead:
-# what a recorded run of the weather agent did, and — if the project's corpus of recorded local-model outputs
-# (`tests/data/react_outputs.json`) holds one — a real invented Observation from it.
+# If it did not invent one this run, the cell says so and shows a recorded example instead: if
+# the project's corpus of recorded local-model outputs (`tests/data/react_outputs.json`) holds
+# one, a real invented Observation from it.
 
 # %% [markdown] lang="zh-CN"
-# 接下来两个单元格会展示证据，不论模型产生的是哪种情况。如果它编造了 Observation，我们就打印它编了什么、后面又写了什么（往往是建立在这些编造事实上的 `Final Answer`），并和真实工具对北京返回的结果放在一起。
+# 下一个单元格定义一个辅助函数，再下一个单元格展示证据，不论模型产生的是哪种情况。如果它编造了 Observation，我们就打印它编了什么、后面又写了什么（往往是建立在这些编造事实上的 `Final Answer`），并和真实工具对北京返回的结果放在一起。
 #
-# 如果这次它没有编造，单元格会如实说明，并改为展示一个录制的例子：天气智能体的一次录制运行做了什么，以及——如果项目中录制的本地模型输出语料（`tests/data/react_outputs.json`）里有的话——从中取出的一个真实的编造 Observation。
+# 如果这次它没有编造，单元格会如实说明，并改为展示一个录制的例子：如果项目中录制的本地模型输出语料（`tests/data/react_outputs.json`）里有的话，就从中取出一个真实的编造 Observation。
 
 # %%
 import json
@@ -215,8 +216,8 @@ elif verdict in ("no_tool", "final_after_action"):
     print("Answer written without a tool result:\n"
           + free_text[free_text.find("Final Answer"):].strip())
 else:
-    print("The weather agent, recorded with DeepSeek-V3: without `stop`, the model writes the whole "
-          "Thought/Action/Observation sequence itself and ends with an invented final answer.")
+    print("This run invented no Observation. Without `stop` nothing prevents one: whether the "
+          "model writes it is up to the model, run by run.")
     example = recorded_invention()
     if example:
         print(f"\nA recorded reply of the local model (tests/data/react_outputs.json, "
@@ -323,7 +324,8 @@ print(recorded_reply2)
 # **看它出错。** 天气智能体的循环先追加回复，再追加自己的 Observation：`scratchpad += content + "\nObservation: " + result`。有了这个残留，下一个请求里就会连着出现*两个* Observation 标签——那次运行的第三个请求里看到的正是这样：
 
 # %%
-# the CMA weather API's reply for 广州 in that recorded run, shortened
+# the reply of the China Meteorological Administration's (CMA) weather API for 广州 in that
+# recorded run, shortened
 guangzhou_result = '{"msg":"success","code":0,"data":{"location":{"name":"广州"},"now":{"temperature":24.2}}}'
 naive_scratchpad = recorded_reply2 + f"\nObservation: {guangzhou_result}\n"
 print("… " + "\n".join(naive_scratchpad.splitlines()[-3:]))
@@ -463,7 +465,9 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 # ## Exercises
 #
 # 1. Send the stock agent's question (`青岛啤酒和贵州茅台的收盘价哪个贵？`) with the
-#    `action_input` prompt style and no `stop`. Did the model invent prices? Compare with the
+#    `action_input` prompt style (`style="action_input"`: the stock agent's `Action:` /
+#    `Action Input:` lines; its tool is `get_closing_price` from `reactlab.tools.prices`) and
+#    no `stop`. Did the model invent prices? Compare with the
 #    real closing prices (67.92 and 1488.21). (`answer_1 = (text, invented)`: the reply, and
 #    your reading of it, True or False; the check reads the text too.)
 # 2. What changes with `stop=["Observation"]` (no colon)? With `stop=["\nObservation"]`?
@@ -497,7 +501,7 @@ print(repr(strip_invented_observation("Thought: 查天气\nAction: get_weather\n
 #
 # ## 练习
 #
-# 1. 用 `action_input` 风格的提示词、不加 `stop`，发送股票智能体的问题（`青岛啤酒和贵州茅台的收盘价哪个贵？`）。模型编造价格了吗？和真实收盘价（67.92 和 1488.21）比较一下。（`answer_1 = (text, invented)`：回复文本，以及你的判断，True 或 False；检查时也会读取这段文本。）
+# 1. 用 `action_input` 风格的提示词（`style="action_input"`：股票智能体的 `Action:` / `Action Input:` 两行；它的工具是 `reactlab.tools.prices` 里的 `get_closing_price`）、不加 `stop`，发送股票智能体的问题（`青岛啤酒和贵州茅台的收盘价哪个贵？`）。模型编造价格了吗？和真实收盘价（67.92 和 1488.21）比较一下。（`answer_1 = (text, invented)`：回复文本，以及你的判断，True 或 False；检查时也会读取这段文本。）
 # 2. 换成 `stop=["Observation"]`（不带冒号）会有什么变化？换成 `stop=["\nObservation"]` 呢？先预测，再用天气问题把两种都跑一遍。（`answer_2`：两个回复的文本。）
 # 3. 为什么 `stop=["Final Answer:"]` 是个坏主意？用 `cut_at_stop` 和这个停止序列截断天气智能体录制的最后一个回复 `"Thought: 我已经获取了北京和广州的天气信息，现在可以回答用户的问题了。\n\nFinal Answer: 北京的天气温度为23.4°C……"`，看看还剩下什么。
 # 4. 让 `find_invented_observation` 也能捕获 `观察：`（用中文回答的模型会这样写）。用你自己写的三个字符串测试它；检查会再用六个字符串跑一遍。

@@ -35,13 +35,14 @@
 #
 # The three frameworks come with `make setup` (the `frameworks` extra of `pyproject.toml`; by
 # hand: `pip install -e ".[frameworks]"`). `server_help()` reads the server's debug view of the
-# latest reply (`/v1/debug/last`, notebook 06) and prints what the server's help did to it —
-# section 6 explains the help.
+# latest reply (`/v1/debug/last`: notebook 06's debug view, fetched after the reply instead of
+# asked for in the request) and prints what the server's help did to it — section 6 explains
+# the help.
 
 # %% [markdown] lang="zh-CN"
 # ## 准备工作
 #
-# 三个框架由 `make setup` 一并安装（`pyproject.toml` 里的 `frameworks` 额外依赖；手动安装：`pip install -e ".[frameworks]"`）。`server_help()` 读取服务器对最近一次回复的调试视图（`/v1/debug/last`，第 06 课），并打印服务器的帮助对它做了什么——第 6 节会解释这种帮助。
+# 三个框架由 `make setup` 一并安装（`pyproject.toml` 里的 `frameworks` 额外依赖；手动安装：`pip install -e ".[frameworks]"`）。`server_help()` 读取服务器对最近一次回复的调试视图（`/v1/debug/last`：就是第 06 课的调试视图，只是在回复之后去取，而不是在请求里要），并打印服务器的帮助对它做了什么——第 6 节会解释这种帮助。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -120,7 +121,9 @@ def server_help():
 # every framework does, though, is call *our* Python function — so `ToolRecorder.wrap` gives it
 # the course tool with the same name, signature and docstring (the frameworks build the tool's
 # schema from those), and writes down every call. `rec.result(question, answer)` builds the
-# `RunResult` the grader reads. No model in this cell: we call the wrapped tool ourselves.
+# `RunResult` the grader reads, and `rec.repeats()` lists the calls made more than once with the
+# same arguments (`{}` when there are none). No model in this cell: we call the wrapped tool
+# ourselves.
 
 # %% [markdown] lang="zh-CN"
 # ## 2. 给一次不是我们驱动的运行打分
@@ -312,22 +315,25 @@ server_help()
 # %% [markdown]
 # Read the verdict and the `server help` line together. The SDK made the call and sent the
 # result back, as our loop does. On this server the model's second reply has been a plan that
-# *describes* the call ("you can use the `get_weather` function…") instead of using its result;
+# *describes* the call (along the lines of "you can use the `get_weather` function…") instead of
+# using its result;
 # the server's help (section 6) catches that kind of reply and asks once more without tools —
 # `server help` then names the rule `narrated_call`. A ✘ with `server help: none` is a failure
 # the help does not cover; it is this model's, not the SDK's.
 
 # %% [markdown] lang="zh-CN"
-# 把判定和 `server help` 那一行放在一起看。SDK 发起了调用，也把结果发了回去，和我们的循环一样。在这台服务器上，模型的第二次回复曾经是一份只*描述*这个调用的计划（“你可以使用 `get_weather` 函数……”），而没有用上它的结果；服务器的帮助（第 6 节）会识别这种回复，再问一次且不提供工具——这时 `server help` 会写出规则名 `narrated_call`。如果是 ✘ 而 `server help: none`，那就是帮助没有覆盖到的失败；它是这个模型的问题，不是 SDK 的。
+# 把判定和 `server help` 那一行放在一起看。SDK 发起了调用，也把结果发了回去，和我们的循环一样。在这台服务器上，模型的第二次回复曾经是一份只*描述*这个调用的计划（大意是“你可以使用 `get_weather` 函数……”），而没有用上它的结果；服务器的帮助（第 6 节）会识别这种回复，再问一次且不提供工具——这时 `server help` 会写出规则名 `narrated_call`。如果是 ✘ 而 `server help: none`，那就是帮助没有覆盖到的失败；它是这个模型的问题，不是 SDK 的。
 
 # %% [markdown]
 # ## 6. The server's help, and the same run without it
 #
 # Tried on this server before it had any help, two of the frameworks met a small model's habits head on: after the tool
 # result, the model asked for **the same call again** (same name, same arguments), or wrote
-# **nothing**. LangChain's round trip then ended with an empty answer; the Agents SDK ran
-# `get_weather('广州')` three times and finished with an empty output. Our own agents have guards
-# for both (notebook 07); a framework has none. So the server helps, mostly after tool results:
+# **nothing**. LangChain's round trip then ended with an empty answer; the Agents SDK called
+# `get_weather('广州')` again and again and finished with an empty output. Measured on five tasks
+# (`benchmarks/results/frameworks.md`): with the help off, LangChain and the Agents SDK solved
+# none of them (10 and 11 repeated calls). Our own agents have guards for both (notebook 07); a
+# framework has none. So the server helps, mostly after tool results:
 #
 # - a call the conversation already has a result for is not returned; the model writes once
 #   more, constrained (notebook 06) to `{"answer": "…"}` or a call, with a short note of the
@@ -352,7 +358,7 @@ server_help()
 # %% [markdown] lang="zh-CN"
 # ## 6. 服务器的帮助，以及没有它的同一次运行
 #
-# 在服务器还没有任何帮助时试过，有两个框架正面撞上了小模型的习惯：拿到工具结果之后，模型**又请求了同一个调用**（同样的名字、同样的参数），或者**什么都没写**。LangChain 的往返因此以空答案结束；Agents SDK 把 `get_weather('广州')` 跑了三次，最后输出为空。我们自己的智能体对这两种情况都有护栏（第 07 课）；框架没有。所以服务器来帮忙，主要是在工具结果之后：
+# 在服务器还没有任何帮助时试过，有两个框架正面撞上了小模型的习惯：拿到工具结果之后，模型**又请求了同一个调用**（同样的名字、同样的参数），或者**什么都没写**。LangChain 的往返因此以空答案结束；Agents SDK 把 `get_weather('广州')` 调了一遍又一遍，最后输出为空。在五个任务上的测量（`benchmarks/results/frameworks.md`）：关掉帮助时，LangChain 和 Agents SDK 一个都没答对（分别重复调用了 10 次和 11 次）。我们自己的智能体对这两种情况都有护栏（第 07 课）；框架没有。所以服务器来帮忙，主要是在工具结果之后：
 #
 # - 对话里已经有结果的调用不会再返回给客户端；模型会再写一次，这次受约束（第 06 课）只能写 `{"answer": "…"}` 或一个调用，并附上一条简短的说明，告诉它已经拿到的结果；如果它还是写了同一个调用，就最后再问一次，不提供工具；
 # - 紧跟在工具结果之后的空回复会再问一次，不提供工具；
@@ -372,7 +378,8 @@ server_help()
 
 # %% [markdown]
 # Compare this verdict with section 3's. If both say ✔, the model answered on its own this time
-# and the help had nothing to do (`server help: none` both times). If this one says ✘ and
+# (section 3's `server help` line then says `none`; this one always says `off for this
+# request`). If this one says ✘ and
 # section 3's ✔, the difference is the help: `last reply's calls` shows the repeated
 # `get_weather` call that LangChain got instead of an answer. The help is a crutch for a 1.5B
 # model, not a fix of the framework: with a larger model (or a cloud provider, where
@@ -380,7 +387,7 @@ server_help()
 # notebook 07 are what you would add to it.
 
 # %% [markdown] lang="zh-CN"
-# 把这个判定和第 3 节的比一比。如果两个都是 ✔，说明这一次模型自己就答出来了，帮助无事可做（两次都是 `server help: none`）。如果这里是 ✘ 而第 3 节是 ✔，差别就在帮助上：`last reply's calls` 显示的正是 LangChain 收到的那个重复的 `get_weather` 调用，而不是一个答案。这种帮助只是给 1.5B 模型的拐杖，不是对框架的修复：换成更大的模型（或者云端服务商，那里没有 `reactlab_help` 这个字段）时，框架自己的循环就是全部——而你要给它加上的，正是第 07 课的护栏。
+# 把这个判定和第 3 节的比一比。如果两个都是 ✔，说明这一次模型自己就答出来了（这时第 3 节的 `server help` 一行是 `none`；这里那一行总是 `off for this request`）。如果这里是 ✘ 而第 3 节是 ✔，差别就在帮助上：`last reply's calls` 显示的正是 LangChain 收到的那个重复的 `get_weather` 调用，而不是一个答案。这种帮助只是给 1.5B 模型的拐杖，不是对框架的修复：换成更大的模型（或者云端服务商，那里没有 `reactlab_help` 这个字段）时，框架自己的循环就是全部——而你要给它加上的，正是第 07 课的护栏。
 
 # %% [markdown]
 # ## Recap
@@ -416,7 +423,8 @@ server_help()
 #    ask for both cities — in one reply or in two rounds? `answer_1`: the RunResult.
 # 2. **Read the help.** Write `help_report(debug)`: from a debug view (the JSON of
 #    `/v1/debug/last`) return one line per intervention, naming its rule and what the model first
-#    wrote; no lines when there is no `help` entry or nothing was done. `answer_2`: the function.
+#    wrote (`help.interventions[i]["rule"]` and `["model_wrote"]`); no lines when there is no
+#    `help` entry or nothing was done. `answer_2`: the function.
 # 3. **The guard on your side.** Write `no_repeat(tool)`: a wrapper that runs each distinct call
 #    once and, on a repeat, returns a message with the earlier result instead of running the tool
 #    again — the server's first rule, moved into the client, where it works with any provider.
@@ -443,13 +451,13 @@ server_help()
 # 每道练习都有一个起始单元格（`answer_N = None`：换成你的代码）和一个检查单元格，后者会显示 ✔、“not attempted yet”（尚未作答），或者还有哪里不对。检查从不调用模型：它们只读取你的代码返回的东西，或者在虚构的数据上试用你的函数。
 #
 # 1. **用 LangChain 问两个城市。** 用 `langchain_run`（或者你自己的循环）问“北京和广州现在哪里更热？”，并用 `Expected(parts=("北京", "广州"))` 打印它的判定。模型有没有把两个城市都查了——在一条回复里，还是分两轮？`answer_1`：这个 RunResult。
-# 2. **读懂帮助。** 写一个 `help_report(debug)`：从一个调试视图（`/v1/debug/last` 的 JSON）里，每次干预返回一行，写明它的规则和模型最初写了什么；没有 `help` 条目或什么都没做时，不返回任何行。`answer_2`：这个函数。
+# 2. **读懂帮助。** 写一个 `help_report(debug)`：从一个调试视图（`/v1/debug/last` 的 JSON）里，每次干预返回一行，写明它的规则和模型最初写了什么（`help.interventions[i]["rule"]` 和 `["model_wrote"]`）；没有 `help` 条目或什么都没做时，不返回任何行。`answer_2`：这个函数。
 # 3. **放在你这边的护栏。** 写一个 `no_repeat(tool)`：一个包装器，每个不同的调用只执行一次；遇到重复时，不再执行工具，而是返回一条带着先前结果的消息——这就是服务器的第一条规则，搬到了客户端，对任何服务商都管用。把它交给上面的某个框架。`answer_3`：函数 `no_repeat`。
 
 # %%
 from reactlab.exercises.nb09 import check_1, check_2, check_3
 
-answer_1 = None  # your code: the RunResult of the two-city question, from langchain_run
+answer_1 = None  # your code: the RunResult of the two-city question (langchain_run returns it first)
 
 # %%
 check_1(answer_1)

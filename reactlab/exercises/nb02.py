@@ -57,11 +57,13 @@ def check_3(kept: Any) -> bool | None:
     """`kept`: what cut_at_stop leaves of the weather agent's last reply with
     stop=["Final Answer:"]."""
     if kept is None:
-        return pending(3, 'set `answer_3 = cut_at_stop(recorded_last, ["Final Answer:"])`')
+        return pending(3, 'set `answer_3 = cut_at_stop(reply, ["Final Answer:"])`, with `reply` '
+                          "the weather agent's last reply quoted in exercise 3")
     require(3, isinstance(kept, str), "answer_3 should be the text cut_at_stop returned")
     require(3, "Final Answer" not in kept and "23.4" not in kept,
             "the text still holds the answer: cut it with stop=[\"Final Answer:\"]")
-    require(3, kept.strip(), "nothing is left: cut the weather agent's last reply (recorded_last)")
+    require(3, kept.strip(), "nothing is left: cut the weather agent's last reply (quoted in "
+                             "exercise 3)")
     return passed(3, f"only {kept.strip()[:30]!r}… is left: the answer itself is gone")
 
 

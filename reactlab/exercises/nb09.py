@@ -33,7 +33,8 @@ DEBUG_VIEW = {
 def check_1(run: Any) -> bool | None:
     """A RunResult of "北京和广州现在哪里更热？" that LangChain drove (protocol "langchain")."""
     if run is None:
-        return pending(1, 'set `answer_1` to rec.result(question, answer, framework="langchain")')
+        return pending(1, "set `answer_1` to the RunResult that langchain_run returns first: "
+                          "answer_1, _ = langchain_run(...)")
     require(1, isinstance(run, RunResult), f"`answer_1` should be a RunResult (from "
                                            f"ToolRecorder.result), not {type(run).__name__}")
     require(1, "北京" in run.question and "广州" in run.question,
