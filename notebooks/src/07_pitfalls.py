@@ -792,7 +792,8 @@ for label, (r, expected) in ended.items():
 #    run log. `answer_3`: `ToolRegistry([convert_to_cny, convert_to_cny_soft])`.
 # 4. **The cheapest fence.** Write `flag_invented(run)` that returns the answer with `[?]` in
 #    front of every number not found in an observation (nor the question), and try it on
-#    section 5's runs (`priced`). `answer_4`: the function itself.
+#    section 5's runs (`priced`), or on a new run of its question, and on an answer with a
+#    number of your own. `answer_4`: the function itself.
 
 # %% [markdown] lang="zh-CN"
 # 把每次运行的两行放在一起读。护栏能把损失控制住：提示词保持较小，调用重复三次循环就会结束，模型读到的是错误信息而不是程序崩溃。但它不能让 1.5B 模型变对：在护栏下判定为 ✘ 的运行，是一次更短、更便宜的失败，而不是成功。因预算用完而得到的 ✘ 值得多读一遍：第 1 行按设计只有一步；而像第 3 行这样的运行，可能在步数用完之后才给出一个读起来没错的答案——判定仍把它算作没有完成的运行。就连评分器——唯一会告诉模型错在哪里的护栏——也只是有时能把 ✘ 变成 ✔：上面第 6 行某天下午重放十次、十次都改对了，当天晚上十次里却只改对了一次；在 72 个任务的套件上，更正之后也仍不时以 ✘ 收场（`benchmarks/results/levers.md`）。把答案做对仍然是模型和提示词的事（更强的模型、更窄的问题、返回内容更少的工具）；护栏保证的是，事情出错时，错在你设定的范围之内。
@@ -817,7 +818,7 @@ for label, (r, expected) in ended.items():
 # 1. **多短算太短？** 用 `Guards(observation_chars=300)`、`max_steps=1` 和同样的 `tool_choice` 重新运行第 1 节的问题。答案里还提到那些礼仪吗（叩指致谢、茶位费、揭开空茶壶的盖子）？在完整观察（`ToolCallRecord.full_observation`）里找到它们，说说截断有没有把它们删掉。打印这次运行的判定。`answer_1`：这次运行。
 # 2. **乒乓。** 写两个工具 `ask_sales` 和 `ask_support`，都回答“请去问另一个团队”。用 `Guards.on()` 运行原生智能体，打印判定，并说明是哪个检测器触发了。`answer_2`：这两个工具组成的 `ToolRegistry`；`run_2`：这次运行。
 # 3. **错误即数据。** 写一个严格的 `convert_to_cny(amount, currency)`，只接受三个字母的货币代码（每单位折合 CNY：USD 7.1、EUR 7.7、JPY 0.047），否则抛出异常；再写一个 `convert_to_cny_soft`，改为*返回* `{"error": "…"}`。对比两种情况下 `ToolRegistry.run` 对 `currency="美元"` 返回了什么——对模型来说如何，对运行日志来说又如何。`answer_3`：`ToolRegistry([convert_to_cny, convert_to_cny_soft])`。
-# 4. **最便宜的防线。** 写一个 `flag_invented(run)`，返回答案，并在每个没有出现在任何观察里（也不在问题里）的数字前面加上 `[?]`；在第 5 节的运行（`priced`）上试一试。`answer_4`：函数本身。
+# 4. **最便宜的防线。** 写一个 `flag_invented(run)`，返回答案，并在每个没有出现在任何观察里（也不在问题里）的数字前面加上 `[?]`；在第 5 节的运行（`priced`）上、或者在同一个问题的一次新运行上试一试，再在一个带着你自己写的数字的答案上试一试。`answer_4`：函数本身。
 
 # %%
 from reactlab.exercises.nb07 import check_1, check_2, check_3, check_4

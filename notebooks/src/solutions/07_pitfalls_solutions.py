@@ -17,6 +17,7 @@ from reactlab.fc_agent import run_function_calling
 from reactlab.grader import Expected, grade
 from reactlab.guards import Guards
 from reactlab.report import format_step
+from reactlab.runlog import RunResult
 from reactlab.tools import ToolRegistry, default_registry, tool
 
 os.environ["REACTLAB_TODAY"] = "2026-03-01"  # pin "today" (notebook 00 explains; delete this line to unpin)
@@ -33,7 +34,7 @@ course = default_registry()
 # NBVAL_IGNORE_OUTPUT
 docs_only = ToolRegistry([course.get("search_docs")])
 tight = Guards(observation_chars=300)
-run = run_function_calling("在广州喝早茶有什么讲究？请先用 search_docs 查资料再回答。", tools=docs_only,
+run = run_function_calling("喝早茶有什么讲究？请先用 search_docs 查资料再回答。", tools=docs_only,
                            conn=conn, guards=tight, max_steps=1, max_tokens=200,
                            tool_choice={"type": "function", "function": {"name": "search_docs"}})
 for step in run.steps:
@@ -202,9 +203,15 @@ r = run_function_calling("五粮液和贵州茅台的收盘价分别是多少？
 print("answer :", r.answer)
 print("flagged:", flag_invented(r))
 print(grade(r, Expected(figures=("1488.21",), parts=("贵州茅台",))))
+# the same run's observations, with an answer that has a number of our own in it
+made_up = RunResult(r.question, "五粮液的收盘价是1288.00元，贵州茅台是1488.21元。", r.status,
+                    steps=r.steps)
+print("a made-up answer on the same observations:", flag_invented(made_up))
 
 # %% [markdown]
-# A `[?]` before a number means no tool returned it. It flags harmless numbers too (a date the
+# This run is a new one of section 5's question (the notebook's `priced` runs are not in this
+# notebook); the last line tries the fence on an answer we wrote on the same observations. A
+# `[?]` before a number means no tool returned it. It flags harmless numbers too (a date the
 # model wrote out, a count), so use it as a highlight for a human, not as an automatic veto. It
 # also misses what it cannot see: a real figure given to the wrong name, such as
 # "五粮液和贵州茅台的收盘价分别是1488.21" (no price for 五粮液 exists), passes this fence. The grader
@@ -213,4 +220,4 @@ print(grade(r, Expected(figures=("1488.21",), parts=("贵州茅台",))))
 # readings. Read the sentence anyway.
 
 # %% [markdown] lang="zh-CN"
-# 数字前的 `[?]` 表示没有任何工具返回过它。它也会标出无害的数字（模型写出来的日期、一个计数），所以把它当作给人看的高亮提示，而不是自动否决。它也发现不了它看不见的问题：一个真实的数字安到了错误的名字上，比如"五粮液和贵州茅台的收盘价分别是1488.21"（五粮液根本没有价格），这道防线会放过。评分器能抓住这一句，因为它把五粮液算作问题的一部分（用"和"与贵州茅台连在一起），而它没有工具结果；数字安到了另一个*认识的*名字上，评分器则靠比较读数来发现。不过还是要自己读这句话。
+# 这次运行是第 5 节那个问题的一次新运行（notebook 里的 `priced` 不在这个 notebook 里）；最后一行在同样的观察上，拿我们自己写的一个答案试了试这道防线。数字前的 `[?]` 表示没有任何工具返回过它。它也会标出无害的数字（模型写出来的日期、一个计数），所以把它当作给人看的高亮提示，而不是自动否决。它也发现不了它看不见的问题：一个真实的数字安到了错误的名字上，比如"五粮液和贵州茅台的收盘价分别是1488.21"（五粮液根本没有价格），这道防线会放过。评分器能抓住这一句，因为它把五粮液算作问题的一部分（用"和"与贵州茅台连在一起），而它没有工具结果；数字安到了另一个*认识的*名字上，评分器则靠比较读数来发现。不过还是要自己读这句话。

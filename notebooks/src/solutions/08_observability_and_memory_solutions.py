@@ -49,8 +49,9 @@ answer_1 = runs
 check_1(answer_1)
 
 # %% [markdown]
-# Where the runs differ, a guard fired: compare the `events` column, the steps and the tokens.
-# With short observations the compaction has nothing to cut; what fires on this question is the
+# Where the runs differ, a guard acted: compare the steps and the tokens first (a corrected
+# draft is one more step, of kind `ungrounded`, not an event), then the `events` column (the
+# other guard events, such as a cut observation). With short observations the compaction has nothing to cut; what fires on this question is the
 # grader's guard — a backwards draft ("青岛啤酒更高") is corrected instead of accepted, which
 # costs steps, and the extra steps can use up the budget (`max_steps`). Without guards the
 # draft is the answer, backwards or not. The verdicts say whether either run got
@@ -60,7 +61,7 @@ check_1(answer_1)
 # ## 2. A latency budget
 
 # %% [markdown] lang="zh-CN"
-# 两次运行有差别的地方，就是某个护栏触发了：对比 `events` 列、步骤和 token 数。观察很短，压缩无可截断；在这个问题上触发的是评分器护栏——比反了的草稿（"青岛啤酒更高"）会被更正而不是被接受，这要多花步骤，多出的步骤可能把预算用完（`max_steps`）。不带护栏时，草稿就是答案，比没比反都一样。判定说明的是两次运行有没有得出股票智能体的正确答案（贵州茅台 1488.21 比青岛啤酒 67.92 高，高出 1420.29）；这一点不由护栏决定。
+# 两次运行有差别的地方，就是某个护栏出手了：先对比步骤和 token 数（被更正的草稿多出一步，类型是 `ungrounded`，不算事件），再看 `events` 列（其他的护栏事件，比如截短的观察）。观察很短，压缩无可截断；在这个问题上触发的是评分器护栏——比反了的草稿（"青岛啤酒更高"）会被更正而不是被接受，这要多花步骤，多出的步骤可能把预算用完（`max_steps`）。不带护栏时，草稿就是答案，比没比反都一样。判定说明的是两次运行有没有得出股票智能体的正确答案（贵州茅台 1488.21 比青岛啤酒 67.92 高，高出 1420.29）；这一点不由护栏决定。
 #
 # ## 2. 延迟预算
 

@@ -69,13 +69,17 @@ check_1(answer_1)
 
 # %% [markdown]
 # The recorder numbers the calls one step each, in the order they ran, so two calls from one
-# reply look like two steps here (a simplification of `ToolRecorder`). Whatever the model did,
-# the check passes on a LangChain run with recorded calls; the verdict above is the answer key.
+# reply look like two steps here (a simplification of `ToolRecorder`). So the `calls` line says
+# *what* the model asked for — both cities in one argument ("北京, 广州") is a merged call the
+# tool refuses; 北京 and 广州 in entries of their own are the two asks — but not whether they came
+# in one reply or in two rounds: LangChain's messages (or the server's debug view) say that.
+# Whatever the model did, the check passes on a LangChain run with recorded calls; the verdict
+# above is the answer key.
 #
 # ## 2. Read the help
 
 # %% [markdown] lang="zh-CN"
-# 记录器把每个调用算作一步，按执行顺序编号，所以同一条回复里的两个调用在这里看起来是两步（这是 `ToolRecorder` 的一个简化）。不论模型怎么做，只要是一次记录了调用的 LangChain 运行，检查就会通过；上面的判定才是标准答案。
+# 记录器把每个调用算作一步，按执行顺序编号，所以同一条回复里的两个调用在这里看起来是两步（这是 `ToolRecorder` 的一个简化）。因此 `calls` 那一行说明的是模型*请求了什么*——两个城市写进同一个参数（"北京, 广州"）是工具会拒绝的合并调用；北京和广州各占一项，才是两次请求——但说明不了它们是在一条回复里还是分两轮来的：这要看 LangChain 的消息（或者服务器的调试视图）。不论模型怎么做，只要是一次记录了调用的 LangChain 运行，检查就会通过；上面的判定才是标准答案。
 #
 # ## 2. 读懂帮助
 
