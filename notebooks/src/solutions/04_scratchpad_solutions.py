@@ -93,14 +93,16 @@ def calls_of(run):
 #
 # The question is the same, the text the model reads is almost the same — but one long user
 # message and a chat of short messages are different inputs, so the model may act differently.
-# The cell prints the tool calls and the verdict of each run:
+# The cell prints the tool calls and the verdict of each run. To answer the exercise's question,
+# compare those calls with the ones the notebook's runs of the same question printed: the same
+# calls mean the layout did not change what the model asked for this time.
 
 # %% [markdown] lang="zh-CN"
 # （`react_chat` 用到了练习 3 里的 `same_call_twice`；只有某次运行传入 `stop_on_repeat=True` 时才会去查找这个名字，而那是在练习 3 定义它之后。）
 #
 # ## 1. 交换布局
 #
-# 问题相同，模型读到的文本也几乎相同——但一条长长的 user 消息和一段由短消息组成的聊天是不同的输入，所以模型的行为可能不一样。单元格打印每次运行的工具调用和判定：
+# 问题相同，模型读到的文本也几乎相同——但一条长长的 user 消息和一段由短消息组成的聊天是不同的输入，所以模型的行为可能不一样。单元格打印每次运行的工具调用和判定。要回答练习里的问题，就把这些调用和 notebook 里同一个问题的运行打印出的调用比一比：调用相同，说明这一次布局没有改变模型请求的东西。
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -129,12 +129,14 @@ check_3(answer_3)
 # With `keep_turns=1` the third turn gets a one-line-per-turn summary of turn 1 (truncated to
 # about 80 characters per question and answer) and turn 2 verbatim. Whether it still knew both
 # temperatures depends on whether they were fetched at all and survived in those short texts —
-# read the lines above: a city no turn fetched has no figure to survive.
+# read the lines above: a city no turn fetched has no figure to survive. Which cities were
+# compared is in the third turn's history line: if both names are there, it knew them, whatever
+# its answer then did with them.
 #
 # ## 4. Capstone: a tool of my own, debugged from the log
 
 # %% [markdown] lang="zh-CN"
-# 使用 `keep_turns=1` 时，第三轮收到的是第 1 轮的摘要（每轮一行，问题和答案各截断到大约 80 个字符），以及原样保留的第 2 轮。它是否仍然知道两个温度，取决于这两个数字有没有被查到过、又有没有在这些简短的文本里保留下来——读一读上面几行：哪一轮都没查过的城市，根本没有数字可保留。
+# 使用 `keep_turns=1` 时，第三轮收到的是第 1 轮的摘要（每轮一行，问题和答案各截断到大约 80 个字符），以及原样保留的第 2 轮。它是否仍然知道两个温度，取决于这两个数字有没有被查到过、又有没有在这些简短的文本里保留下来——读一读上面几行：哪一轮都没查过的城市，根本没有数字可保留。比较的是哪两个城市，看第三轮的历史那一行：两个名字都在，它就知道是哪两个城市，不管它的答案接下来怎么用它们。
 #
 # ## 4. 综合练习：我自己的工具，从日志调试
 

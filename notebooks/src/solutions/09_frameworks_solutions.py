@@ -39,10 +39,13 @@ KEY = conn.api_key or "not-needed"
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-def langchain_run(question, max_rounds=4, **chat_options):
-    """LangChain's bind_tools loop, graded: (RunResult, the last AIMessage)."""
+def langchain_run(question, max_rounds=4, wrap=None, **chat_options):
+    """LangChain's bind_tools loop, graded: (RunResult, the last AIMessage).
+
+    `wrap`: applied to the recorded tool before LangChain sees it (exercise 3's no_repeat)."""
     rec = ToolRecorder()
-    tools = {t.name: t for t in [lc_tool(rec.wrap(get_weather))]}
+    recorded = rec.wrap(get_weather)
+    tools = {t.name: t for t in [lc_tool(wrap(recorded) if wrap else recorded)]}
     llm = ChatOpenAI(base_url=conn.base_url, api_key=KEY, model=conn.model, temperature=0,
                      max_tokens=300, max_retries=0, **chat_options).bind_tools(list(tools.values()))
     messages = [HumanMessage(question)]
@@ -140,7 +143,20 @@ check_3(answer_3)
 # %% [markdown]
 # To give it to a framework, wrap the recorded tool: `lc_tool(no_repeat(rec.wrap(get_weather)))`.
 # `functools.wraps` keeps the name, the docstring and (through `__wrapped__`) the signature the
-# framework reads to build the schema. The recorder still sees only the calls that ran.
+# framework reads to build the schema. The recorder still sees only the calls that ran. Here it
+# is in section 6's run, the help off so that a repeated call reaches the client (there, the
+# notebook's run can get the repeated call back from the server). With the wrapper, a repeat
+# is answered from the first result; the verdict says whether the model then answered. A ✘
+# here means the wrapper was not enough: it keeps a repeated call from running twice, but an
+# empty reply after the result is another habit (the server's help re-asks then, and so do
+# notebook 07's guards in our own agents).
 
 # %% [markdown] lang="zh-CN"
-# 要把它交给某个框架，就包住记录过的工具：`lc_tool(no_repeat(rec.wrap(get_weather)))`。`functools.wraps` 保留了名字、docstring，以及（通过 `__wrapped__`）框架生成 schema 时要读的签名。记录器看到的仍然只是真正执行了的调用。
+# 要把它交给某个框架，就包住记录过的工具：`lc_tool(no_repeat(rec.wrap(get_weather)))`。`functools.wraps` 保留了名字、docstring，以及（通过 `__wrapped__`）框架生成 schema 时要读的签名。记录器看到的仍然只是真正执行了的调用。下面把它用在第 6 节的那次运行上：关掉帮助，好让重复的调用到达客户端（在 notebook 里，那次运行可能从服务器拿回重复的调用）。有了这个包装器，重复的调用会拿到第一次的结果；判定说明模型随后有没有作答。如果这里是 ✘，说明光有这个包装器还不够：它能让重复的调用不再执行第二次，可工具结果之后回一条空回复是另一个习惯（这时服务器的帮助会再问一次，我们自己的智能体里第 07 课的护栏也会）。
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+guarded, _ = langchain_run("广州现在多少度？", wrap=no_repeat, extra_body={"reactlab_help": False})
+print("calls that ran:", [c.arguments for s in guarded.steps for c in s.tool_calls])
+print("answer:", repr(guarded.answer))
+print(grade(guarded, Expected(figures=("24.2",), parts=("广州",))))
