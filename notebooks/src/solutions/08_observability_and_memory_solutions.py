@@ -134,11 +134,21 @@ check_3(answer_3)
 # its answer then did with them.
 #
 # ## 4. Capstone: a tool of my own, debugged from the log
+#
+# My tool here is `get_air_quality` itself, rewritten: one exact lookup that raises for a city
+# it has no value for, instead of the alias table. I first gave the agent a °C → °F converter of
+# my own beside the course's `get_weather` and asked "北京现在多少华氏度？" too. The 1.5B called
+# the converter with a temperature it had not fetched (50 °C in one run; 25 and 23.4, the docstring's
+# example value, in others), the agent held those calls back, and the run ran
+# out of steps. A converter needs the fetched figure first, a two-step plan this model often
+# skips; a lookup by a city's name, beside `get_weather`, is within its reach.
 
 # %% [markdown] lang="zh-CN"
 # 使用 `keep_turns=1` 时，第三轮收到的是第 1 轮的摘要（每轮一行，问题和答案各截断到大约 80 个字符），以及原样保留的第 2 轮。它是否仍然知道两个温度，取决于这两个数字有没有被查到过、又有没有在这些简短的文本里保留下来——读一读上面几行：哪一轮都没查过的城市，根本没有数字可保留。比较的是哪两个城市，看第三轮的历史那一行：两个名字都在，它就知道是哪两个城市，不管它的答案接下来怎么用它们。
 #
 # ## 4. 综合练习：我自己的工具，从日志调试
+#
+# 这里我自己的工具就是改写过的 `get_air_quality`：不再用别名表，而是按城市名精确查一次，查不到的城市直接抛出错误。一开始，我在课程的 `get_weather` 旁边加了一个自己写的摄氏转华氏工具，并且还问了“北京现在多少华氏度？”。1.5B 用一个它并没有查到的温度去调用换算工具（一次是 50 °C；其他几次是 25，以及 docstring 示例里的 23.4），智能体把这些调用拦了下来，这次运行就耗尽了步数。换算工具需要先查到数字，这种两步的计划这个模型常常跳过；而按城市名查询、和 `get_weather` 并列调用，它做得到。
 
 # %%
 AQI = {"北京": 82, "广州": 35, "上海": 57}  # made-up teaching values, not measurements
@@ -157,26 +167,16 @@ def get_air_quality(city: str) -> str:
     return f"{key}: AQI {AQI[key]} (made-up teaching value)"
 
 
-@tool
-def celsius_to_fahrenheit(celsius: float) -> float:
-    """Convert a temperature from degrees Celsius to degrees Fahrenheit.
-
-    Args:
-        celsius: the temperature in °C, e.g. 23.4
-    """
-    return round(celsius * 9 / 5 + 32, 1)
-
-
 answer_4 = get_air_quality
 check_4(answer_4)
-my_tools = ToolRegistry([get_air_quality, celsius_to_fahrenheit, course.get("get_weather")])
+my_tools = ToolRegistry([get_air_quality, course.get("get_weather")])
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-run = run_function_calling("北京和广州今天哪里空气更好？北京现在多少华氏度？", tools=my_tools,
+run = run_function_calling("北京和广州今天哪里空气更好？两地现在的气温各是多少？", tools=my_tools,
                            conn=conn, max_steps=5, max_tokens=250)
 display(Markdown(summary_table(run)))
-print(grade(run, Expected(winner="广州", parts=("北京", "广州"))))
+print(grade(run, Expected(figures=("23.4", "24.2"), winner="广州", parts=("北京", "广州"))))
 
 # %%
 def check_call(c) -> tuple[object, bool]:
@@ -185,12 +185,6 @@ def check_call(c) -> tuple[object, bool]:
     if c.name == "get_air_quality":
         want = AQI.get(str(args.get("city", "")).strip().removesuffix("市"))
         return want, want is not None and f"AQI {want}" in c.observation
-    if c.name == "celsius_to_fahrenheit":
-        try:
-            want = round(float(args.get("celsius")) * 9 / 5 + 32, 1)
-        except (TypeError, ValueError):
-            return "(no usable celsius argument)", False
-        return want, str(want) in c.observation
     return "(course tool)", not c.error
 
 
@@ -203,7 +197,9 @@ for step in run.steps:
               f"expected {want} -> {'OK' if ok else 'CHECK'}")
 answer = run.answer or ""
 print("\nanswer:", answer)
-print("answer uses 35 and 82:", "35" in answer and "82" in answer)
+print("answer uses 82, 35, 23.4 and 24.2:", all(f in answer for f in ("82", "35", "23.4", "24.2")))
+print("answer draws a conclusion (更好 / better):",
+      any(w in answer for w in ("更好", "更优", "较好", "better")))
 
 # %% [markdown]
 # The three questions of the capstone, answered from the log: did the model call my tools with
@@ -211,7 +207,12 @@ print("answer uses 35 and 82:", "35" in answer and "82" in answer)
 # and did the answer use those numbers (last line, and the verdict above). With the alias bug
 # gone, every `get_air_quality` line that ran matches the data — but only the calls the model
 # made are in the log: if it never asked for 广州, this run did not exercise the fix, and
-# `check_4` (the fixed tool on every city, without the model) is what shows it works.
+# `check_4` (the fixed tool on every city, without the model) is what shows it works. If the
+# verdict above is ✘, the answer is not one to copy: its reasons name the figure or the part
+# that is wrong. The verdict checks every figure against the tool results and a stated
+# direction against the data, but not that the comparison was concluded at all; the last line
+# looks for that by hand. When it prints False (an answer that lists the four figures and
+# stops), the answer is incomplete: right numbers, but 哪里空气更好 is left to the reader.
 
 # %% [markdown] lang="zh-CN"
-# 综合练习的三个问题，都能从日志中得到回答：模型有没有用正确的参数调用我的工具（`step …` 那几行），每个工具返回的是否是它该返回的（`OK` / `CHECK`），以及答案有没有用上这些数字（最后一行，以及上面的判定）。去掉别名 bug 之后，每一行执行过的 `get_air_quality` 都与数据一致——但日志里只有模型发起过的调用：如果它从没查过广州，这次运行就没有用到修复，证明修复有效的是 `check_4`（不调用模型，在每个城市上试修好的工具）。
+# 综合练习的三个问题，都能从日志中得到回答：模型有没有用正确的参数调用我的工具（`step …` 那几行），每个工具返回的是否是它该返回的（`OK` / `CHECK`），以及答案有没有用上这些数字（最后一行，以及上面的判定）。去掉别名 bug 之后，每一行执行过的 `get_air_quality` 都与数据一致——但日志里只有模型发起过的调用：如果它从没查过广州，这次运行就没有用到修复，证明修复有效的是 `check_4`（不调用模型，在每个城市上试修好的工具）。如果上面的判定是 ✘，这个答案就不能照抄：判定的理由会指出错的是哪个数字或哪一部分。判定会把每个数字和工具结果对照，也会把答案说出的比较方向和数据对照，但不检查答案有没有给出比较的结论；最后一行就是手工查这一点。它打印 False 时（答案列出四个数字就停了），答案是不完整的：数字都对，但“哪里空气更好”留给了读者自己判断。
