@@ -405,13 +405,13 @@ _WORDS = {
     "better": ["better", "best", "更好", "较好", "好于", "更优", "更佳", "更清新", "最好", "最佳"],
     "worse": ["worse", "worst", "更差", "较差", "差于", "更糟", "最差"],
 }
-_BI_ADJ = {"高": "up", "贵": "up", "暖和": "up", "温暖": "up", "暖": "up", "热": "up",
+BI_ADJ = {"高": "up", "贵": "up", "暖和": "up", "温暖": "up", "暖": "up", "热": "up",
            "潮湿": "up", "湿": "up", "低": "down", "便宜": "down", "冷": "down", "凉": "down",
            "干燥": "down", "好": "better", "差": "worse"}
 _COMPARE = re.compile("|".join(map(re.escape, sorted(itertools.chain(*_WORDS.values()),
                                                      key=len, reverse=True))), re.IGNORECASE)
 _BI = re.compile(r"比([^，,。；;！!？?\n]{1,24}?)(?:更|还|要)?("
-                 + "|".join(sorted(_BI_ADJ, key=len, reverse=True)) + ")")
+                 + "|".join(sorted(BI_ADJ, key=len, reverse=True)) + ")")
 # a bare adjective after the quantity, at the end of a clause: "青岛啤酒的收盘价贵。" (not
 # "收盘价高1420.29", a difference, and never the 贵 of 贵州)
 _BARE = re.compile(r"(?:收盘价|价格|股价|气温|温度|湿度)(?:要)?(贵|便宜|高|低|暖和|冷|热)"
@@ -456,14 +456,14 @@ def claims(text: str, known: dict[str, set[str]]):
         if text[s0:s1 + 1].rstrip().endswith(("?", "？")):
             continue  # a question echoed back claims nothing
         clause, in_sent = text[c0:c1], [(a, n) for a, _, n in said if s0 <= a < s1]
-        found = [(m.start(), m.end(), m.group(2), _BI_ADJ[m.group(2)], m.group(1))
+        found = [(m.start(), m.end(), m.group(2), BI_ADJ[m.group(2)], m.group(1))
                  for m in _BI.finditer(clause)]
         covered = [(a, b) for a, b, *_ in found]
         found += [(m.start(), m.end(), m.group(), next(d for d, ws in _WORDS.items()
                                                       if m.group().casefold() in ws), None)
                   for m in _COMPARE.finditer(clause)
                   if not any(a <= m.start() < b for a, b in covered)]
-        found += [(m.start(1), m.end(1), m.group(1), _BI_ADJ[m.group(1)], None)
+        found += [(m.start(1), m.end(1), m.group(1), BI_ADJ[m.group(1)], None)
                   for m in _BARE.finditer(clause)
                   if not any(a <= m.start(1) < b for a, b, *_ in found)]
         for start, end, word, direction, middle in found:

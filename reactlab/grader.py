@@ -19,7 +19,8 @@ in plain words, the unsupported figures, and a failure-mode name. It checks
 - arithmetic the answer writes out, a mean or a sum it calls a difference ("相差778.065"
   after `calculator("(67.92 + 1488.21) / 2")`), a comparison's size that is not the gap
   between the two readings ("广州比北京高1.8°C" after 24.2 and 23.4), and the expected facts
-  where the caller knows them; a mean or a total that is not the mean or the sum of the fetched
+  where the caller knows them (with a winner, the answer must also say which one it is: a list
+  of both figures that stops there is incomplete, `concluded`); a mean or a total that is not the mean or the sum of the fetched
   readings ("三地的平均气温是 21°C" after 23.4, 19.8 and 24.2, even from a calculator fed the wrong
   figures);
 - a day count the question settles (to 2027-01-01 from today, once get_today has said
@@ -553,6 +554,35 @@ def _expected(answer: str, expected: Expected, known: dict) -> list[str]:
     return out
 
 
+# after a name, a clause that ends in a bare comparison: "茅台贵", "北京的气温高一些"
+_TERSE = re.compile(r"(?:的?(?:收盘价|价格|股价|气温|温度|湿度|空气|AQI))?(?:更|较|要|还)?("
+                    + "|".join(sorted(claims.BI_ADJ, key=len, reverse=True))
+                    + r")(?:一些|些|了)?", re.IGNORECASE)
+
+
+def concluded(answer: str, known: dict[str, set[str]], winner: str) -> bool:
+    """Does the answer say which one wins at all: a comparison stated in words (`claims.claims`:
+    "更高", "X 比 Y 冷", "the warmest"), a clause that ends a name with a bare one ("茅台贵"),
+    or a last sentence that is the winner's name alone?
+    Whether it says so the right way round is `claims.comparison`'s check, not this one.
+    Measured on the suite (2026-12-06): answers that listed both figures and stopped
+    ("北京的气温是23.4°C, 上海的气温是19.8°C." for 哪个更冷) named the expected winner, so the
+    winner check alone passed them.
+
+    Example: concluded("青岛啤酒 67.92，贵州茅台 1488.21。", known, "贵州茅台") -> False
+    """
+    text = normalise(answer or "")
+    if any(True for _ in claims.claims(text, known)):
+        return True
+    for clause in re.split(r"[，,。；;:：!！\n]+|\.(?!\d)", text):  # a terse "茅台贵"
+        spans = claims.mentions(clause, known)
+        if spans and _TERSE.fullmatch(clause[max(b for _, b, _ in spans):].strip(" *_`:：")):
+            return True
+    last = [t for t in re.split(r"[。!！\n]+|\.(?!\d)", text) if t.strip(" *_`\"'“”:：,，")]
+    tail = last[-1].strip(" *_`\"'“”:：,，").casefold() if last else ""
+    return tail in {w.casefold() for w in known.get(winner, {winner})}
+
+
 def _invention(result: RunResult, stated: list[str], unsupported: list[str], unmet: list[str],
                wrong_owner: list, subs: dict[str, Subject]) -> list[tuple[str, str]]:
     """Made-up observations, made-up tool inputs, unsupported figures, misattributed ones."""
@@ -716,6 +746,12 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     miscounted = miscounted_days(answer, result)
     problems += [("wrong_answer", r) for r, _ in miscounted]
     problems += [("wrong_answer", r) for r in unmet_expected]
+    if expected.winner and not compared and not any("never names" in r for r in unmet_expected):
+        winner = claims.home(expected.winner, known)
+        if not concluded(answer, known, winner):
+            problems.append(("incomplete", (f"the answer never says which one it is (expected: "
+                                            f"{expected.winner}); it leaves the comparison to "
+                                            "the reader")))
     if not problems and told and not stated:
         return Verdict(True, [(f"the lookup for {', '.join(told)} failed, and the answer says so "
                               "without giving it a figure")], [], None)

@@ -954,3 +954,70 @@ def test_restated_only_ever_cuts_a_prefix(answer, question):
     out = restated(answer, question)
     from reactlab.claims import normalise
     assert out == answer or normalise(answer).lstrip().endswith(out)
+
+
+# --- a comparison must be concluded (the suite's answers that listed the figures and stopped) ---
+
+SH_FULL = ("上海: 19.8°C (feels like 19.5°C), humidity 62%, wind 东南风 3.1 m/s (微风), precipitation "
+      "0.0 mm, pressure 1012 hPa [snapshot of 2025-04-26 15:00, bundled teaching data, not live "
+      "weather]")
+BJ_SH_COLDER = "北京和上海现在哪个更冷？请给出两地的气温。"
+STOCKS = "青岛啤酒和贵州茅台的收盘价哪个更高？"
+
+
+def bj_sh_colder(answer):
+    return grade(run(BJ_SH_COLDER, answer, ("get_weather", {"location": "北京"}, BJ),
+                     ("get_weather", {"location": "上海"}, SH_FULL)),
+                 Expected(winner="上海", parts=("北京", "上海")))
+
+
+def higher(answer):
+    return grade(run(STOCKS, answer, ("get_closing_price", {"name": "青岛啤酒"}, QD),
+                     ("get_closing_price", {"name": "贵州茅台"}, MT)),
+                 Expected(winner="贵州茅台"))
+
+
+@pytest.mark.parametrize("answer", [
+    "北京的气温是23.4°C, 上海的气温是19.8°C.",  # the suite's t32, ReAct: solved until now
+    "北京和上海现在哪个更冷？请给出两地的气温。\n\n北京: 23.4°C\n上海: 19.8°C",  # the question echoed
+])
+def test_figures_without_a_conclusion_are_incomplete(answer):
+    v = bj_sh_colder(answer)
+    assert not v.ok and v.mode == "incomplete" and "never says which one" in str(v)
+
+
+def test_the_stock_answer_that_lists_both_prices_is_incomplete():
+    v = higher("The closing price of Tsingtao Brewery is 67.92 CNY, and the closing price of "
+               "Kweichow Moutai is 1488.21 CNY.")  # the suite's t34, native
+    assert not v.ok and v.mode == "incomplete"
+
+
+@pytest.mark.parametrize("answer", [
+    "上海更冷：北京23.4°C，上海19.8°C。",
+    "北京23.4°C，上海19.8°C，上海比北京冷。",
+    "北京 23.4°C, 上海 19.8°C.\n\n上海",  # the name alone, last
+    "Shanghai is colder: Beijing 23.4°C, Shanghai 19.8°C.",
+])
+def test_a_stated_conclusion_passes(answer):
+    assert bj_sh_colder(answer).ok, str(bj_sh_colder(answer))
+
+
+@pytest.mark.parametrize("answer", ["青岛啤酒 67.92，贵州茅台 1488.21，茅台贵。",
+                                    "茅台贵：1488.21 元，青岛啤酒 67.92 元",
+                                    "贵州茅台的收盘价更高：1488.21，青岛啤酒 67.92。"])
+def test_a_terse_chinese_conclusion_passes_and_the_name_is_not_a_conclusion(answer):
+    assert higher(answer).ok, str(higher(answer))
+    # the 贵 inside 贵州茅台 is not "贵"
+    assert not higher("青岛啤酒 67.92，贵州茅台 1488.21").ok
+
+
+def test_a_wrong_conclusion_is_wrong_not_incomplete():
+    v = bj_sh_colder("北京更冷：北京23.4°C，上海19.8°C。")
+    assert not v.ok and v.mode == "wrong_answer" and "never says which one" not in str(v)
+
+
+@given(st.text(max_size=80))
+def test_concluded_never_raises(text):
+    from reactlab.grader import concluded
+
+    assert concluded(text, {"上海": {"上海", "Shanghai"}}, "上海") in (True, False)
