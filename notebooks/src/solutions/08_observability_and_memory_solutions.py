@@ -198,8 +198,6 @@ for step in run.steps:
 answer = run.answer or ""
 print("\nanswer:", answer)
 print("answer uses 82, 35, 23.4 and 24.2:", all(f in answer for f in ("82", "35", "23.4", "24.2")))
-print("answer draws a conclusion (更好 / better):",
-      any(w in answer for w in ("更好", "更优", "较好", "better")))
 
 # %% [markdown]
 # The three questions of the capstone, answered from the log: did the model call my tools with
@@ -209,10 +207,8 @@ print("answer draws a conclusion (更好 / better):",
 # made are in the log: if it never asked for 广州, this run did not exercise the fix, and
 # `check_4` (the fixed tool on every city, without the model) is what shows it works. If the
 # verdict above is ✘, the answer is not one to copy: its reasons name the figure or the part
-# that is wrong. The verdict checks every figure against the tool results and a stated
-# direction against the data, but not that the comparison was concluded at all; the last line
-# looks for that by hand. When it prints False (an answer that lists the four figures and
-# stops), the answer is incomplete: right numbers, but 哪里空气更好 is left to the reader.
+# that is wrong. Besides the figures, it checks that the comparison was concluded: an answer
+# that lists the four figures and stops leaves 哪里空气更好 to the reader, and is incomplete.
 
 # %% [markdown] lang="zh-CN"
-# 综合练习的三个问题，都能从日志中得到回答：模型有没有用正确的参数调用我的工具（`step …` 那几行），每个工具返回的是否是它该返回的（`OK` / `CHECK`），以及答案有没有用上这些数字（最后一行，以及上面的判定）。去掉别名 bug 之后，每一行执行过的 `get_air_quality` 都与数据一致——但日志里只有模型发起过的调用：如果它从没查过广州，这次运行就没有用到修复，证明修复有效的是 `check_4`（不调用模型，在每个城市上试修好的工具）。如果上面的判定是 ✘，这个答案就不能照抄：判定的理由会指出错的是哪个数字或哪一部分。判定会把每个数字和工具结果对照，也会把答案说出的比较方向和数据对照，但不检查答案有没有给出比较的结论；最后一行就是手工查这一点。它打印 False 时（答案列出四个数字就停了），答案是不完整的：数字都对，但“哪里空气更好”留给了读者自己判断。
+# 综合练习的三个问题，都能从日志中得到回答：模型有没有用正确的参数调用我的工具（`step …` 那几行），每个工具返回的是否是它该返回的（`OK` / `CHECK`），以及答案有没有用上这些数字（最后一行，以及上面的判定）。去掉别名 bug 之后，每一行执行过的 `get_air_quality` 都与数据一致——但日志里只有模型发起过的调用：如果它从没查过广州，这次运行就没有用到修复，证明修复有效的是 `check_4`（不调用模型，在每个城市上试修好的工具）。如果上面的判定是 ✘，这个答案就不能照抄：判定的理由会指出错的是哪个数字或哪一部分。除了数字，判定还会检查比较有没有给出结论：答案列出四个数字就停了，就把“哪里空气更好”留给了读者自己判断，算作答得不完整。
