@@ -37,6 +37,21 @@ def _packages() -> Check:
     return Check("python packages", True, f"Python {sys.version.split()[0]}, all present")
 
 
+FRAMEWORKS = {"langchain_openai": "langchain-openai", "smolagents": "smolagents",
+              "agents": "openai-agents"}  # import name -> package, notebook 09's three
+
+
+def _frameworks() -> Check:
+    """Notebook 09's agent frameworks: `make setup` installs them; a hand-made `.[lab]`
+    install (a learner on a class server) does not."""
+    missing = [pkg for mod, pkg in FRAMEWORKS.items() if importlib.util.find_spec(mod) is None]
+    if missing:
+        return Check("frameworks (notebook 09)", False,
+                     f"missing {', '.join(missing)}: run `make setup`, or "
+                     "`pip install -e \".[frameworks]\"`; only notebook 09 needs them")
+    return Check("frameworks (notebook 09)", True, "LangChain, smolagents and the Agents SDK")
+
+
 def _settings() -> Check:
     try:
         s = load_settings()
@@ -92,7 +107,7 @@ def _explain(e: Exception) -> str:
 
 
 def run_checks(backend: bool = True) -> list[Check]:
-    checks = [_packages(), _settings(), _model()]
+    checks = [_packages(), _frameworks(), _settings(), _model()]
     if backend:
         checks.append(_backend())
     return checks

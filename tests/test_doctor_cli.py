@@ -12,7 +12,8 @@ def test_checks_without_backend_are_all_ok_on_a_set_up_machine(monkeypatch, tmp_
     for var in ("REACTLAB_PROVIDER", "OPENAI_BASE_URL", "REACTLAB_MODEL"):
         monkeypatch.delenv(var, raising=False)
     checks = run_checks(backend=False)
-    assert [c.name for c in checks] == ["python packages", "settings", "local model"]
+    assert [c.name for c in checks] == ["python packages", "frameworks (notebook 09)", "settings",
+                                      "local model"]
     assert all(c.ok for c in checks), [str(c) for c in checks]
 
 
@@ -78,3 +79,16 @@ def test_cli_os_errors_are_one_sentence(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("REACTLAB_PORT", "9")
     assert main(["stop"]) == 2
     assert capsys.readouterr().err.startswith("reactlab: ")
+
+
+def test_missing_frameworks_fail_with_the_install_line(monkeypatch):
+    import importlib.util
+
+    from reactlab import doctor
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "smolagents" else real(name, *a))
+    check = doctor._frameworks()
+    assert not check.ok and "smolagents" in check.detail and ".[frameworks]" in check.detail
+    assert "notebook 09" in str(check)
