@@ -519,6 +519,41 @@ class Contradiction:
                 f"{self.claimed} {mine[1]} and {got}{tail}")
 
 
+# a question that asks which one: 哪个/哪里/哪座…, 谁, which, whose, who
+_WHICH = re.compile(r"哪|\b(?:which|whose|who)\b|谁", re.IGNORECASE)
+
+
+def asked_comparison(question: str, subs: dict[str, Subject],
+                     known: dict[str, set[str]]) -> Contradiction | None:
+    """The comparison a "which one" question asks, settled by the fetched readings: the
+    question's first comparison word, the names it asks about (at least two, each with a
+    reading of that quantity) and the one they make the winner; None when the question asks
+    no such thing, a reading is missing, or two names tie.
+
+    Example: asked_comparison("北京和上海现在哪个更冷？", subs after 北京 23.4 and 上海 19.8, known)
+             -> Contradiction("上海", "更冷", "temperature", (("北京", 23.4), ("上海", 19.8)), "上海")
+    """
+    text = normalise(question or "")
+    word = _COMPARE.search(text)
+    if not word or not _WHICH.search(text):
+        return None
+    direction = next(d for d, ws in _WORDS.items() if word.group().casefold() in ws)
+    q = quantity(word.group(), text)
+    if direction in ("better", "worse") and q != "AQI":
+        return None  # "better" needs a scale that says which way is better
+    names = [n for n in asked_homes(text, known) if n in subs]
+    if len(names) < 2 or len(names) < len(asked_homes(text, known)):
+        return None
+    values = [(n, reading(subs[n], q)) for n in names]
+    if any(v is None for _, v in values):
+        return None
+    best = (max if direction in ("up", "worse") else min)(v for _, v in values)
+    winners = [n for n, v in values if v == best]
+    if len(winners) != 1:
+        return None
+    return Contradiction(winners[0], word.group(), q, tuple(values), winners[0])
+
+
 def comparison(answer: str, result: RunResult, subs: dict[str, Subject],
                known: dict[str, set[str]]) -> str | None:
     """The first comparison of `answer` that the fetched readings contradict, in words."""

@@ -51,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reactlab import claims
-from reactlab.grader import grade, per_day_total
+from reactlab.grader import concluded, grade, per_day_total
 from reactlab.hints import days_call
 from reactlab.runlog import RunResult
 
@@ -93,15 +93,21 @@ class Correction:
         return "any" if self.needs_call else None
 
 
-def correction(result: RunResult, days: bool = False) -> Correction | None:
+def correction(result: RunResult, days: bool = False,
+               conclude: bool = False) -> Correction | None:
     """The correction for `result`'s answer, or None when it passes (or none would help).
     `days`: a day count the answer gets wrong before days_between has run gets the `days`
     correction (`Guards.days_correction`); without it, what the rest of the answer earns.
+    `conclude` (`Guards.conclude`): an answer the grader passes that never says which one a
+    "which one" question asks for (its figures listed, no conclusion: `grader.concluded`) gets
+    the comparison as the readings settle it (`fact`).
 
     Example: after get_weather(北京) -> 23.4 and get_weather(上海) -> 19.8, the answer
              "北京比上海更冷" -> Correction("fact", …, fact='上海 19.8 and 北京 23.4 (temperature), so 上海 …')
     """
     verdict = grade(result)
+    if verdict.ok and conclude:
+        return _unconcluded(result)
     if verdict.ok or verdict.mode not in ("invented_data", "incomplete", "wrong_answer"):
         return None
     reasons = "; ".join(verdict.reasons)
@@ -161,6 +167,24 @@ def correction(result: RunResult, days: bool = False) -> Correction | None:
         readings = "; ".join(f"{n}: {subs[n].gist()}" for n in asked if n in subs)
         return Correction("cover", reasons, names=tuple(left), fact=readings)
     return None
+
+
+def _unconcluded(result: RunResult) -> Correction | None:
+    """The `fact` correction for an answer that lists a comparison's figures and never says
+    which one it is, or None. The agent does not know the expected winner: the readings settle
+    it (`claims.asked_comparison`). Measured on the suite (2026-12-06): seven of the defaults'
+    runs answered that way ("北京的气温是23.4°C, 上海的气温是19.8°C." for 哪个更冷)."""
+    subs = claims.subjects(result)
+    known = claims.names(subs)
+    found = claims.asked_comparison(result.question or "", subs, known)
+    if found is None or concluded(result.answer or "", known, found.winner):
+        return None
+    question = claims.normalise(result.question or "")
+    said_as: dict[str, str] = {}  # name -> how the question spells it
+    for start, end, name in claims.mentions(question, known):
+        said_as.setdefault(name, question[start:end])
+    return Correction("fact", f"the answer never says which one is \"{found.word}\"",
+                      fact=_checked(found, said_as))
 
 
 def _days_and_total(days: str, result: RunResult) -> str:

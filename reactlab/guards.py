@@ -27,6 +27,8 @@ One answer to each pitfall, shared by both agents through the one loop in `react
 - the seventeenth round's days correction: a day count the question settles, stated wrong
   before days_between has run, gets the days_between call with today's date
   (`days_correction`); a call a correction named and got is not counted as a step either;
+- measured and off (the twentieth round): a draft that lists a "which one" comparison's figures
+  and never concludes gets the comparison as the readings settle it (`conclude`);
 - a closing reply that is no answer (empty, a tool call, an echo, or a fact the grader corrects
   without a tool) is asked for once more, with what was wrong said first (`Guards.closing`);
 - older steps are folded into a summary once the history is long (`Guards.fold_point`, with
@@ -109,6 +111,10 @@ class Guards:
     # into a success; it had not acted live in the 50 runs of its two contrasts
     # (benchmarks/results/levers.md)
     days_correction: bool = True
+    # Twentieth round (benchmarks/results/levers.md): an answer that lists a "which one"
+    # comparison's figures and never says which one is told the comparison as the readings
+    # settle it (`correction`'s `conclude`). Measured on the suite's comparison tasks
+    conclude: bool = False
     # Measured, and off: the twelfth round solved without it the one task it had gained (t44)
     more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
     # Native: a plan that names tools asks for the first named tool that has not run (never
@@ -238,7 +244,7 @@ class Guards:
         if not self.grounding or sum(s.kind == "ungrounded" for s in steps) >= self.max_corrections:
             return None
         fix = correction(RunResult(question, answer, "final", steps=list(steps)),
-                         days=self.days_correction)
+                         days=self.days_correction, conclude=self.conclude)
         if not any(c.observation and not c.error for s in steps for c in s.tool_calls):
             # Nothing fetched to check figures against: common knowledge ("7 days") stands, and
             # so does an honest "could not fetch" after a tool that failed. Measured: asking

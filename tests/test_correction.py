@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_grader import BJ, QD, SAVINGS, run, stocks, weather
+from test_grader import BJ, MT, QD, SAVINGS, SH_FULL, run, stocks, weather
 
 from reactlab.correction import KINDS, Correction, correction
 from reactlab.grader import grade, misnamed_differences, wrong_differences
@@ -312,3 +312,61 @@ def test_a_miscounted_day_count_gets_the_days_between_call_only_when_asked():
     ran = run(SAVINGS, "还有59天。", ("get_today", {}, "2026-03-01 (Sunday, 星期日)"),
               ("days_between", {"date1": "2026-01-01", "date2": "2026-03-01"}, "59"))
     assert (correction(ran, days=True) or Correction("none", "")).kind != "days"
+
+
+# --- the conclusion correction (`conclude`): a "which one" answered with the figures only ---
+
+
+COLDER_Q = "北京和上海现在哪个更冷？请给出两地的气温。"
+
+
+def colder_run(answer):
+    return run(COLDER_Q, answer, ("get_weather", {"location": "北京"}, BJ),
+               ("get_weather", {"location": "上海"}, SH_FULL))
+
+
+def test_an_unconcluded_comparison_gets_the_settled_fact_only_when_asked():
+    listed = colder_run("北京的气温是23.4°C, 上海的气温是19.8°C.")  # the suite's t32, ReAct
+    assert correction(listed) is None  # the grader, told no winner, passes it
+    fix = correction(listed, conclude=True)
+    assert fix.kind == "fact" and not fix.needs_call
+    assert fix.fact == '上海 19.8 and 北京 23.4 (temperature), so 上海 is the one that is "更冷"'
+    assert "更冷" in fix.reasons
+
+
+@pytest.mark.parametrize("answer", ["上海更冷：北京23.4°C，上海19.8°C。",
+                                    "北京23.4°C，上海19.8°C，上海比北京冷。"])
+def test_a_concluded_comparison_is_left_alone(answer):
+    assert correction(colder_run(answer), conclude=True) is None
+
+
+def test_no_conclusion_correction_without_a_which_question_or_a_reading():
+    from reactlab.correction import _unconcluded
+
+    no_which = run("北京和上海的气温分别是多少，更冷的那个穿什么？", "北京23.4°C，上海19.8°C。",
+                   ("get_weather", {"location": "北京"}, BJ),
+                   ("get_weather", {"location": "上海"}, SH_FULL))
+    assert _unconcluded(no_which) is None  # no 哪/which: not a "which one" question
+    one_fetched = run(COLDER_Q, "北京的气温是23.4°C。", ("get_weather", {"location": "北京"}, BJ))
+    fix = correction(one_fetched, conclude=True)
+    assert fix is None or fix.kind == "missing"  # 上海 is still to fetch, not a conclusion
+
+
+def test_the_english_stock_question_is_settled_by_the_closing_prices():
+    q = "Whose closing price is higher, Tsingtao Brewery's or Kweichow Moutai's? Give both prices."
+    r = run(q, "The closing price of Tsingtao Brewery is 67.92 CNY, and the closing price of "
+               "Kweichow Moutai is 1488.21 CNY.",  # the suite's t34, native
+            ("get_closing_price", {"name": "青岛啤酒"}, QD),
+            ("get_closing_price", {"name": "贵州茅台"}, MT))
+    fix = correction(r, conclude=True)
+    assert fix.kind == "fact" and fix.fact.startswith("Kweichow Moutai 1488.21 and Tsingtao")
+
+
+def test_the_guard_passes_conclude_through():
+    from reactlab.guards import Guards
+
+    steps = colder_run("x").steps[:-1]
+    draft = "北京的气温是23.4°C, 上海的气温是19.8°C."
+    assert Guards.on().ground(COLDER_Q, draft, steps) is None  # off by default
+    fix = Guards.on().__class__(conclude=True).ground(COLDER_Q, draft, steps)
+    assert fix is not None and fix.kind == "fact"
