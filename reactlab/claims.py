@@ -427,6 +427,23 @@ QUANTITIES = {
 }
 
 
+def _direction(word: str) -> str:
+    """The direction (a key of _WORDS) of a comparison word _COMPARE found. Example:
+    _direction("Colder") -> "down"
+    """
+    return next(d for d, ws in _WORDS.items() if word.casefold() in ws)
+
+
+def _winner(values, direction: str) -> str | None:
+    """The one name whose reading wins in `direction` ("higher" wins with the larger value; on
+    the AQI scale "better" with the smaller), or None when two tie.
+    Example: _winner((("北京", 23.4), ("上海", 19.8)), "down") -> "上海"
+    """
+    best = (max if direction in ("up", "worse") else min)(v for _, v in values)
+    winners = [n for n, v in values if v == best]
+    return winners[0] if len(winners) == 1 else None
+
+
 def quantity(*texts: str) -> str | None:
     """The first quantity the texts name. Example: quantity("更高", "收盘价更高") -> "closing price"."""
     for text in texts:
@@ -459,8 +476,7 @@ def claims(text: str, known: dict[str, set[str]]):
         found = [(m.start(), m.end(), m.group(2), BI_ADJ[m.group(2)], m.group(1))
                  for m in _BI.finditer(clause)]
         covered = [(a, b) for a, b, *_ in found]
-        found += [(m.start(), m.end(), m.group(), next(d for d, ws in _WORDS.items()
-                                                      if m.group().casefold() in ws), None)
+        found += [(m.start(), m.end(), m.group(), _direction(m.group()), None)
                   for m in _COMPARE.finditer(clause)
                   if not any(a <= m.start() < b for a, b in covered)]
         found += [(m.start(1), m.end(1), m.group(1), BI_ADJ[m.group(1)], None)
@@ -537,21 +553,17 @@ def asked_comparison(question: str, subs: dict[str, Subject],
     word = _COMPARE.search(text)
     if not word or not _WHICH.search(text):
         return None
-    direction = next(d for d, ws in _WORDS.items() if word.group().casefold() in ws)
+    direction = _direction(word.group())
     q = quantity(word.group(), text)
     if direction in ("better", "worse") and q != "AQI":
         return None  # "better" needs a scale that says which way is better
-    names = [n for n in asked_homes(text, known) if n in subs]
-    if len(names) < 2 or len(names) < len(asked_homes(text, known)):
+    asked_here = asked_homes(text, known)
+    if len(asked_here) < 2 or any(n not in subs for n in asked_here):
         return None
-    values = [(n, reading(subs[n], q)) for n in names]
-    if any(v is None for _, v in values):
+    values = tuple((n, reading(subs[n], q)) for n in asked_here)
+    if any(v is None for _, v in values) or (winner := _winner(values, direction)) is None:
         return None
-    best = (max if direction in ("up", "worse") else min)(v for _, v in values)
-    winners = [n for n, v in values if v == best]
-    if len(winners) != 1:
-        return None
-    return Contradiction(winners[0], word.group(), q, tuple(values), winners[0])
+    return Contradiction(winner, word.group(), q, values, winner)
 
 
 def comparison(answer: str, result: RunResult, subs: dict[str, Subject],
@@ -591,8 +603,5 @@ def contradiction(answer: str, result: RunResult, subs: dict[str, Subject],
         larger = direction in ("up", "worse")
         if any(v >= mine if larger else v <= mine for _, v in theirs):
             values = ((claimed, mine), *theirs)
-            best = (max if larger else min)(v for _, v in values)
-            winners = [n for n, v in values if v == best]
-            return Contradiction(claimed, word, q, values,
-                                 winners[0] if len(winners) == 1 else None)
+            return Contradiction(claimed, word, q, values, _winner(values, direction))
     return None

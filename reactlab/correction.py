@@ -115,7 +115,6 @@ def correction(result: RunResult, days: bool = False,
     subs = claims.subjects(result)
     known = claims.names(subs)
     question = claims.normalise(result.question or "")
-    said = claims.mentions(question, known)
     asked = claims.asked(result.question or "", known)
     wrong_owner = claims.misattributed(answer, result, subs, known)
     missing = [n for n in asked if n not in subs]
@@ -156,10 +155,7 @@ def correction(result: RunResult, days: bool = False,
     for fig, expr in verdict.misnamed:
         return Correction("difference", reasons, fact=f"{fig} is {expr}")
     if found and found.winner:
-        said_as: dict[str, str] = {}  # name -> how the question spells it
-        for start, end, name in said:
-            said_as.setdefault(name, question[start:end])
-        return Correction("fact", reasons, fact=_checked(found, said_as))
+        return Correction("fact", reasons, fact=_checked(found, _spelled(question, known)))
     for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
         return Correction("fact", reasons,
                           fact=f"{owner}'s own tool result says {subs[owner].gist()}")
@@ -180,11 +176,17 @@ def _unconcluded(result: RunResult) -> Correction | None:
     if found is None or concluded(result.answer or "", known, found.winner):
         return None
     question = claims.normalise(result.question or "")
-    said_as: dict[str, str] = {}  # name -> how the question spells it
+    return Correction("fact", f"the answer never says which one is \"{found.word}\"",
+                      fact=_checked(found, _spelled(question, known)))
+
+
+def _spelled(question: str, known: dict[str, set[str]]) -> dict[str, str]:
+    """Each name the question mentions -> how the question spells it (its first mention).
+    Example: _spelled("Which is warmer, Harbin or Kunming?", known) -> {"哈尔滨": "Harbin", …}"""
+    said_as: dict[str, str] = {}
     for start, end, name in claims.mentions(question, known):
         said_as.setdefault(name, question[start:end])
-    return Correction("fact", f"the answer never says which one is \"{found.word}\"",
-                      fact=_checked(found, said_as))
+    return said_as
 
 
 def _days_and_total(days: str, result: RunResult) -> str:

@@ -547,10 +547,8 @@ def _expected(answer: str, expected: Expected, known: dict) -> list[str]:
             ok = bool(parts) and any(is_rounding(parts[0], v) for v in stated)
         if not ok:
             out.append(f"the answer does not state {fig}, the expected figure")
-    if expected.winner:
-        winner = claims.home(expected.winner, known)
-        if winner not in {n for _, _, n in claims.mentions(answer, known)}:
-            out.append(f"the answer never names {expected.winner}, the expected winner")
+    if expected.winner and not _names(answer, claims.home(expected.winner, known), known):
+        out.append(f"the answer never names {expected.winner}, the expected winner")
     return out
 
 
@@ -558,6 +556,14 @@ def _expected(answer: str, expected: Expected, known: dict) -> list[str]:
 _TERSE = re.compile(r"(?:的?(?:收盘价|价格|股价|气温|温度|湿度|空气|AQI))?(?:更|较|要|还)?("
                     + "|".join(sorted(claims.BI_ADJ, key=len, reverse=True))
                     + r")(?:一些|些|了)?", re.IGNORECASE)
+
+
+def _names(answer: str, name: str, known: dict[str, set[str]]) -> bool:
+    """Does the answer mention `name` (an entry of `known`) in any of its spellings?"""
+    return name in {n for _, _, n in claims.mentions(answer, known)}
+
+
+_EDGE = " *_`\"'“”:：,，"  # markup and punctuation around a clause's words
 
 
 def concluded(answer: str, known: dict[str, set[str]], winner: str) -> bool:
@@ -572,14 +578,14 @@ def concluded(answer: str, known: dict[str, set[str]], winner: str) -> bool:
     Example: concluded("青岛啤酒 67.92，贵州茅台 1488.21。", known, "贵州茅台") -> False
     """
     text = normalise(answer or "")
-    if any(True for _ in claims.claims(text, known)):
+    if next(claims.claims(text, known), None) is not None:
         return True
     for clause in re.split(r"[，,。；;:：!！\n]+|\.(?!\d)", text):  # a terse "茅台贵"
         spans = claims.mentions(clause, known)
         if spans and _TERSE.fullmatch(clause[max(b for _, b, _ in spans):].strip(" *_`:：")):
             return True
-    last = [t for t in re.split(r"[。!！\n]+|\.(?!\d)", text) if t.strip(" *_`\"'“”:：,，")]
-    tail = last[-1].strip(" *_`\"'“”:：,，").casefold() if last else ""
+    last = [t for t in re.split(r"[。!！\n]+|\.(?!\d)", text) if t.strip(_EDGE)]
+    tail = last[-1].strip(_EDGE).casefold() if last else ""
     return tail in {w.casefold() for w in known.get(winner, {winner})}
 
 
@@ -746,9 +752,9 @@ def grade(result: RunResult, expected: Expected | None = None) -> Verdict:
     miscounted = miscounted_days(answer, result)
     problems += [("wrong_answer", r) for r, _ in miscounted]
     problems += [("wrong_answer", r) for r in unmet_expected]
-    if expected.winner and not compared and not any("never names" in r for r in unmet_expected):
+    if expected.winner and not compared:
         winner = claims.home(expected.winner, known)
-        if not concluded(answer, known, winner):
+        if _names(answer, winner, known) and not concluded(answer, known, winner):
             problems.append(("incomplete", (f"the answer never says which one it is (expected: "
                                             f"{expected.winner}); it leaves the comparison to "
                                             "the reader")))
