@@ -168,7 +168,7 @@ def correction(result: RunResult, days: bool = False,
 def _unconcluded(result: RunResult) -> Correction | None:
     """The `fact` correction for an answer that lists a comparison's figures and never says
     which one it is, or None. The agent does not know the expected winner: the readings settle
-    it (`claims.asked_comparison`). Measured on the suite (2026-12-06): seven of the defaults'
+    it (`claims.asked_comparison`). Measured on the suite (2026-12-06): six of the defaults'
     runs answered that way ("北京的气温是23.4°C, 上海的气温是19.8°C." for 哪个更冷)."""
     subs = claims.subjects(result)
     known = claims.names(subs)
