@@ -204,8 +204,10 @@ def run_one(config: Config, task, conn: Any) -> dict:
               "perday": lambda n: replace(Guards.on(n), per_day_hints=True),
               # the defaults plus the days correction (a day count from nowhere: days_between named)
               "days": lambda n: replace(Guards.on(n), days_correction=True),
-              # the defaults plus the conclusion correction (a comparison left unconcluded)
+              # the conclusion correction (a comparison left unconcluded): the defaults since
+              # the twentieth round, kept as a name; "noconclude" is the defaults without it
               "conclude": lambda n: replace(Guards.on(n), conclude=True),
+              "noconclude": lambda n: replace(Guards.on(n), conclude=False),
               }[config.guards](config.steps)
     use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
            if config.constrained or config.choice else conn)

@@ -367,6 +367,7 @@ def test_the_guard_passes_conclude_through():
 
     steps = colder_run("x").steps[:-1]
     draft = "北京的气温是23.4°C, 上海的气温是19.8°C."
-    assert Guards.on().ground(COLDER_Q, draft, steps) is None  # off by default
-    fix = Guards.on().__class__(conclude=True).ground(COLDER_Q, draft, steps)
+    fix = Guards.on().ground(COLDER_Q, draft, steps)  # on by default since the twentieth round
     assert fix is not None and fix.kind == "fact"
+    assert Guards.basic().ground(COLDER_Q, draft, steps) is None  # the levers off
+    assert Guards.on().__class__(conclude=False).ground(COLDER_Q, draft, steps) is None
