@@ -668,7 +668,7 @@ else:
 # | configuration | all 72 tasks | 95 % interval |
 # |---|---|---|
 # | text ReAct, JSON blob | 65/72 (90 %) | 81–95 % |
-# | native `tool_calls` | 62/72 (86 %) | 76–92 % |
+# | native `tool_calls` | 65/72 (90 %) | 81–95 % |
 #
 # Under the older guards (`guards on`, before they corrected rejected answers and held back calls
 # fed made-up figures) the two protocols solved 42/72 and 21/72, re-scored with today's rules.
@@ -676,21 +676,25 @@ else:
 # it broke ReAct (0/30: a schema on every reply leaves no room for a Thought, and the model never
 # chose the answer) and did not help native calls (13/30, as many as the same guards solved
 # without it on those 30, re-scored). By kind of task, ReAct answers all ten no-tool questions
-# and native 8 of them; both protocols solve the one-call tasks (8/8), 14 of the 17 two-call
-# tasks and 15 of the 17 three-call tasks; four calls split (ReAct 5/5, native 3/5), and both
-# solve the two five-call tasks. Of ReAct's 7 failures, 2 ran out of its six steps, 2 are wrong
-# answers, 2 are incomplete and 1 invented its figures (it answered "2 AA batteries … 6
-# months"; the manual says 3 and 12); of native's 10, 3 ran out of steps, 2 are wrong answers
-# and 5 are incomplete. Both of ReAct's incomplete answers and four of native's are comparisons
-# that list the figures and never say which one is colder, higher or drier ("北京的气温是23.4°C,
-# 上海的气温是19.8°C." for 哪个更冷); the grader fails those, and these same runs were once
-# counted as solved (67/72 and 66/72). Native's fifth counts days from a date it never fetched
-# as today's. The wrong answers are a total that
-# forgot the share counts, a stock that was not found answered "not available … I'll need to
-# search for a different stock" instead of what the tool said (未搜到该股票), a stock price for
-# "中国的首都是哪座城市？", and "There are 6 days in a week". No native run fails first for an
-# invented figure (the guards and hints of notebook 07 ask for the missing fetch), though one
-# that ran out of steps gave 南京 a made-up reading.
+# and native 9 of them; both protocols solve the one-call tasks (8/8); of the 17 two-call tasks
+# ReAct solves 14 and native 15, of the 17 three-call tasks 15 and 16; four calls split (ReAct
+# 5/5, native 3/5), and both solve the two five-call tasks. Of ReAct's 7 failures, 2 ran out of
+# its six steps, 3 are wrong answers, 1 is incomplete and 1 invented its figures (it answered
+# "2 AA batteries … 6 months"; the manual says 3 and 12); of native's 7, 4 ran out of steps and
+# 3 are wrong answers. An answer that lists a comparison's figures and never says which one is
+# colder, higher or drier ("北京的气温是23.4°C, 上海的气温是19.8°C." for 哪个更冷) fails the
+# grader, and since the guards tell such an answer the comparison as the fetched readings settle
+# it (notebook 07's corrections), three native runs that stopped at the figures now conclude
+# ("Kweichow Moutai's closing price is higher, at 1488.21 CNY. …"): native went from 62/72 to
+# 65/72 with that one change. ReAct did not gain from it: on its two such comparisons the model
+# answered the correction by pasting the question and the tool results. The wrong answers are a
+# total that forgot the share counts, a stock that was not found answered "not available … I'll
+# need to search for a different stock" instead of what the tool said (未搜到该股票), "Tianjin is
+# colder right now, with a temperature of 21.2°C … compared to Chengdu's 20.3°C" (backwards),
+# "中国的首都是哪座城市？" answered by asking for a stock's name, a tool that failed for good
+# answered "I'm not sure what you're asking", and that pasted comparison. No native run fails
+# first for an invented figure (the guards and hints of notebook 07 ask for the missing fetch),
+# though one that ran out of steps gave 南京 a made-up reading.
 #
 # ### "Function calling first, text ReAct as the fallback"
 #
@@ -700,8 +704,8 @@ else:
 # the parser, and you get a stable API instead of a prompt format to maintain.
 #
 # This model's own numbers do not back it: on the 1.5B Coder model behind this series, with
-# the agents' guards, text ReAct solved 65/72 and native calls 62/72 — three tasks apart,
-# inside both 95 % intervals, so neither protocol wins here (section 5's two runs are single
+# the agents' guards, text ReAct and native calls each solved 65/72 — the same count (not the
+# same tasks), so neither protocol wins here (section 5's two runs are single
 # cases in another ReAct layout, not this configuration). Without the guards' corrections the
 # gap was wide and went to ReAct (42/72 against 21/72): native calls lost most at the end, on
 # the answer, which is what the corrections repair. The advice comes from models trained hard
@@ -719,13 +723,13 @@ else:
 # | 配置 | 全部 72 个任务 | 95 % 置信区间 |
 # |---|---|---|
 # | 文本 ReAct，JSON blob | 65/72 (90 %) | 81–95 % |
-# | 原生 `tool_calls` | 62/72 (86 %) | 76–92 % |
+# | 原生 `tool_calls` | 65/72 (90 %) | 81–95 % |
 #
 # 在旧版护栏下（`guards on`，那时护栏还不会更正被拒绝的答案、拦下填了编造数字的调用），两种协议解决了 42/72 和 21/72（按今天的规则重新评分）。
-# 最初那一版约束解码只在前 30 个任务上、在那套旧护栏下跑过：它让 ReAct 彻底失败（0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答），对原生调用也没有帮助（13/30，和同样的护栏不加约束解码时在这 30 个任务上解决的一样多，按今天的规则重新评分）。不需要工具的十个问题，ReAct 全部答对，原生答对 8 个。
-# 按任务类型看，两种协议都能解决只需一次调用的任务（8/8）、17 个两次调用任务中的 14 个，以及 17 个三次调用任务中的 15 个；
-# 四次调用的任务两者不同（ReAct 5/5，原生 3/5），两个五次调用的任务两种协议都解决了。ReAct 的 7 次失败里，2 次六步用完，2 次答错，2 次答得不全，1 次编造了数字（它答的是“2 AA batteries … 6 months”，而说明书写的是 3 和 12）；
-# 原生的 10 次失败里，3 次步数用完，2 次答错，5 次答得不全。ReAct 那两次答得不全、原生其中四次，都是比较题：列出了数字，却始终没说哪个更冷、更高或更干燥（对“哪个更冷”答“北京的气温是23.4°C, 上海的气温是19.8°C.”）；评分器判它们失败，而这几次运行曾经被算作解决（当时是 67/72 和 66/72）。原生的第五次，是拿一个它从没查过的日期当作今天来数天数。这些答错是：一个忘了乘上股数的总价、对一只没查到的股票答的是“not available……I'll need to search for a different stock”，而不是工具说的“未搜到该股票”、对“中国的首都是哪座城市？”答了一个股价，以及“There are 6 days in a week”；
+# 最初那一版约束解码只在前 30 个任务上、在那套旧护栏下跑过：它让 ReAct 彻底失败（0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答），对原生调用也没有帮助（13/30，和同样的护栏不加约束解码时在这 30 个任务上解决的一样多，按今天的规则重新评分）。不需要工具的十个问题，ReAct 全部答对，原生答对 9 个。
+# 按任务类型看，两种协议都能解决只需一次调用的任务（8/8）；17 个两次调用任务中 ReAct 解决 14 个、原生 15 个，17 个三次调用任务中分别是 15 个和 16 个；
+# 四次调用的任务两者不同（ReAct 5/5，原生 3/5），两个五次调用的任务两种协议都解决了。ReAct 的 7 次失败里，2 次六步用完，3 次答错，1 次答得不全，1 次编造了数字（它答的是“2 AA batteries … 6 months”，而说明书写的是 3 和 12）；
+# 原生的 7 次失败里，4 次步数用完，3 次答错。列出了比较的数字、却始终没说哪个更冷、更高或更干燥的答案（对“哪个更冷”答“北京的气温是23.4°C, 上海的气温是19.8°C.”），评分器判为失败；护栏现在会把取回的读数所确定的比较结果告诉这样的答案（第 07 课的更正），于是原生协议里三次停在数字上的运行给出了结论（“Kweichow Moutai's closing price is higher, at 1488.21 CNY. …”）：只改了这一处，原生就从 62/72 升到 65/72。ReAct 没有因此得益：在它的两道这类比较题上，模型回应更正的方式是把问题和工具结果原样贴回来。那些答错是：一个忘了乘上股数的总价、对一只没查到的股票答的是“not available……I'll need to search for a different stock”，而不是工具说的“未搜到该股票”、“Tianjin is colder right now, with a temperature of 21.2°C … compared to Chengdu's 20.3°C”（方向反了）、对“中国的首都是哪座城市？”反问股票名称、一个一直失败的工具被答成“I'm not sure what you're asking”，以及那次贴回来的比较；
 # 原生协议没有哪次运行首先败在编造数字上（第 07 课的护栏和提示会要求先去取缺的数据），不过有一次步数用完的运行给南京编了一个读数。
 #
 # ### "函数调用优先，文本 ReAct 兜底"
@@ -734,8 +738,8 @@ else:
 # 和你自己的解析器的 ReAct）。理由是站得住的——模型是在它的模板上训练的，解析器由服务器负责，而且你得到的是
 # 一个稳定的 API，而不是一个需要自己维护的提示词格式。
 #
-# 这个模型自己的数字并不支持这条建议：在本系列使用的 1.5B Coder 模型上，开着智能体的护栏，文本 ReAct 解决了 65/72，原生调用 62/72——差三个任务，
-# 在两者的 95% 区间之内，所以在这里哪种协议都没有胜出（第 5 节的两次运行只是单个案例，用的是另一种 ReAct 布局，不是这个配置）。
+# 这个模型自己的数字并不支持这条建议：在本系列使用的 1.5B Coder 模型上，开着智能体的护栏，文本 ReAct 和原生调用各解决了 65/72——数目相同（解决的任务并不完全相同），
+# 所以在这里哪种协议都没有胜出（第 5 节的两次运行只是单个案例，用的是另一种 ReAct 布局，不是这个配置）。
 # 没有护栏的更正时差距很大，而且是 ReAct 占优（42/72 对 21/72）：原生调用主要输在最后一步，也就是答案上，而这正是更正要修补的地方。
 # 那条建议来自为工具调用下过大力气训练的模型（大型托管模型），在那里它是合理的默认选择。所以要按模型来判断：在一小批你自己的任务上把两种协议都跑一遍，
 # 给答案评分，留下胜出的那个——本系列的智能体两种都支持。
@@ -749,7 +753,7 @@ else:
 # | FC needs a model trained for it; output more stable | trained, yes — yet the 1.5B model often skips the tags it was trained on, and a lenient parser or constrained decoding makes up for it (sections 2–4). |
 # | FC output is easy to handle | the *server* handles it: template in, parser out. Someone still writes the parser. |
 # | FC hides the reasoning | native replies carry little or no text beside the call; ReAct's `Thought:` lines are in the run record (`step.thought`). |
-# | ReAct works with weaker models | it needs only text completion and `stop`; on this 1.5B model it solved about as many tasks as native calls once the guards corrected answers (65/72 against 62/72, section 6; 42/72 against 21/72 without the corrections) — but its format rules travel in the prompt at every step (which protocol spent more tokens depends on the run: compare **prompt tok** in section 5), and a parse failure costs the model a step to redo. |
+# | ReAct works with weaker models | it needs only text completion and `stop`; on this 1.5B model it solved about as many tasks as native calls once the guards corrected answers (65/72 each, section 6; 42/72 against 21/72 without the corrections) — but its format rules travel in the prompt at every step (which protocol spent more tokens depends on the run: compare **prompt tok** in section 5), and a parse failure costs the model a step to redo. |
 #
 # Both protocols are "a prompt in, text out, a parser in between". The difference is who owns
 # the format: with ReAct you do (prompt and parser in your code); with native calls the model
@@ -764,7 +768,7 @@ else:
 # - `tool_choice="required"` constrains decoding to a call: no broken JSON, but a call even when
 #   none is needed.
 # - Measured on this model with the guards, text ReAct and native calls solve about as many
-#   tasks (65/72 against 62/72, one run of 72 tasks); the usual "function calling first" advice
+#   tasks (65/72 each, one run of 72 tasks); the usual "function calling first" advice
 #   holds for models trained for it. Measure on yours.
 #
 # **Is an agent a replacement for function calling, or an upgrade of it?** An upgrade — more
@@ -808,7 +812,7 @@ else:
 # | FC 需要专门训练过的模型；输出更稳定 | 训练过，没错——可这个 1.5B 模型经常不写它训练时学过的标签，靠宽松的解析器或约束解码才弥补过来（第 2–4 节）。 |
 # | FC 的输出容易处理 | 是*服务器*在处理：进去是模板，出来是解析器。解析器总得有人写。 |
 # | FC 把推理过程藏起来了 | 原生回复在调用之外几乎没有文字；ReAct 的 `Thought:` 行都在运行记录里（`step.thought`）。 |
-# | ReAct 适用于较弱的模型 | 它只需要文本补全和 `stop`；在这个 1.5B 模型上，护栏会更正答案之后，它和原生调用解决的任务差不多（65/72 对 62/72，第 6 节；没有更正时是 42/72 对 21/72）——但它的格式规则每一步都跟着提示词走（哪种协议花的 token 更多要看具体运行：对比第 5 节的 **prompt tok**），而一次解析失败要花模型一步来重做。 |
+# | ReAct 适用于较弱的模型 | 它只需要文本补全和 `stop`；在这个 1.5B 模型上，护栏会更正答案之后，它和原生调用解决的任务差不多（各 65/72，第 6 节；没有更正时是 42/72 对 21/72）——但它的格式规则每一步都跟着提示词走（哪种协议花的 token 更多要看具体运行：对比第 5 节的 **prompt tok**），而一次解析失败要花模型一步来重做。 |
 #
 # 两种协议都是"提示词进、文本出，中间一个解析器"。区别在于格式归谁管：用 ReAct，归你（提示词和解析器都在
 # 你的代码里）；用原生调用，归模型厂商（模板和解析器在服务器里），作为交换，你得到一个稳定的 API。
@@ -819,7 +823,7 @@ else:
 # - 严格的解析器可能把一个好好的调用变成普通的 `content`：BFCL 上记录到，llama.cpp 的解析器把这个模型用代码块
 #   写的调用当作文本返回；reactlab 的服务器则采用宽松解析。
 # - `tool_choice="required"` 把解码约束为一个调用：不会有坏掉的 JSON，但即使不需要调用也会调用。
-# - 在这个模型上实测，开着护栏时文本 ReAct 和原生调用解决的任务差不多（65/72 对 62/72，72 个任务跑一次）；常见的"函数调用优先"建议适用于专门为此训练过的模型。
+# - 在这个模型上实测，开着护栏时文本 ReAct 和原生调用解决的任务差不多（各 65/72，72 个任务跑一次）；常见的"函数调用优先"建议适用于专门为此训练过的模型。
 #   在你自己的模型上测一测。
 #
 # **智能体是函数调用的替代品，还是它的升级？** 是升级——更准确地说，是包在它*外面*的那个循环。函数调用（原生的

@@ -209,6 +209,10 @@ print("answer uses 82, 35, 23.4 and 24.2:", all(f in answer for f in ("82", "35"
 # verdict above is ✘, the answer is not one to copy: its reasons name the figure or the part
 # that is wrong. Besides the figures, it checks that the comparison was concluded: an answer
 # that lists the four figures and stops leaves 哪里空气更好 to the reader, and is incomplete.
+# The agents' default guards (notebook 07) send such an answer the comparison the fetched
+# readings settle and ask again: a step of kind `ungrounded` in the table above is that
+# correction, and the answer shown is then the model's second try. The verdict is on that one,
+# and a second try can lose figures the first one had.
 
 # %% [markdown] lang="zh-CN"
-# 综合练习的三个问题，都能从日志中得到回答：模型有没有用正确的参数调用我的工具（`step …` 那几行），每个工具返回的是否是它该返回的（`OK` / `CHECK`），以及答案有没有用上这些数字（最后一行，以及上面的判定）。去掉别名 bug 之后，每一行执行过的 `get_air_quality` 都与数据一致——但日志里只有模型发起过的调用：如果它从没查过广州，这次运行就没有用到修复，证明修复有效的是 `check_4`（不调用模型，在每个城市上试修好的工具）。如果上面的判定是 ✘，这个答案就不能照抄：判定的理由会指出错的是哪个数字或哪一部分。除了数字，判定还会检查比较有没有给出结论：答案列出四个数字就停了，就把“哪里空气更好”留给了读者自己判断，算作答得不完整。
+# 综合练习的三个问题，都能从日志中得到回答：模型有没有用正确的参数调用我的工具（`step …` 那几行），每个工具返回的是否是它该返回的（`OK` / `CHECK`），以及答案有没有用上这些数字（最后一行，以及上面的判定）。去掉别名 bug 之后，每一行执行过的 `get_air_quality` 都与数据一致——但日志里只有模型发起过的调用：如果它从没查过广州，这次运行就没有用到修复，证明修复有效的是 `check_4`（不调用模型，在每个城市上试修好的工具）。如果上面的判定是 ✘，这个答案就不能照抄：判定的理由会指出错的是哪个数字或哪一部分。除了数字，判定还会检查比较有没有给出结论：答案列出四个数字就停了，就把“哪里空气更好”留给了读者自己判断，算作答得不完整。智能体默认的护栏（第 07 课）会把取回的读数所确定的比较结果发给这样的答案，再问一次：上表里类型为 `ungrounded` 的那一步就是这次更正，这时显示的答案是模型的第二次尝试。判定针对的是它，而第二次尝试也可能丢掉第一次给出的数字。
