@@ -448,11 +448,12 @@ print(json.dumps(tool_call_schema(weather_only.openai_tools(), name="get_weather
 # both loops: text ReAct in the stock agent's own layout (Action / Action Input, the chat
 # messages of notebook 04), and native calls. Same model, same tools, same budget
 # (`max_steps=6`, the package default; `max_tokens=200`; temperature 0), each run graded by `grade`
-# against what the notebook knows is right (贵州茅台, higher by 1420.29). The cell prints how
-# long the two runs took; it is a success demo: both runs must come out ✔
+# against what the notebook knows is right (贵州茅台, higher by 1420.29). Each cell prints how
+# long its run took. The ReAct run is a success demo: it must come out ✔
 # ([`benchmarks/results/demos.md`](../benchmarks/results/demos.md) says how often it held in
-# ten replays). (The savings question ran through
-# native calls in notebook 05; section 6 has both protocols on all 72 tasks of the benchmark.)
+# ten replays). The native run is not a demo, because on this question its verdict depends on
+# the run: the cell after it says how. (The savings question ran through native calls in
+# notebook 05; section 6 has both protocols on all 72 tasks of the benchmark.)
 
 # %% [markdown] lang="zh-CN"
 # ## 5. 文本 ReAct 与原生调用：实测
@@ -461,7 +462,7 @@ print(json.dumps(tool_call_schema(weather_only.openai_tools(), name="get_weather
 # 但适用于任何模型，还能展示它的思考。这些只是说法。下面把股票问题（这次还要问差多少）分别放在两种循环下运行：
 # 文本 ReAct 用股票智能体自己的布局（Action / Action Input，第 04 课的聊天消息布局），以及原生调用。同一个模型、
 # 同样的工具、同样的预算（`max_steps=6`，即包的默认值；`max_tokens=200`；temperature 0），每次运行都由 `grade` 对照笔记本已知的
-# 正确答案评分（贵州茅台更高，高 1420.29）。单元格会打印这两次运行花了多长时间；它是一个成功演示：两次运行都必须是 ✔（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次）。（储蓄问题已经在第 05 课用原生调用
+# 正确答案评分（贵州茅台更高，高 1420.29）。每个单元格都会打印它那次运行花了多长时间。ReAct 那次运行是一个成功演示：它必须是 ✔（[`benchmarks/results/demos.md`](../../benchmarks/results/demos.md) 记录了它在十次重放中成立了几次）。原生那次运行不算演示，因为在这个问题上它的判定要看这一次怎么跑：紧接着它的那个单元格会说明原因。（储蓄问题已经在第 05 课用原生调用
 # 跑过；第 6 节有两种协议在基准测试全部 72 个任务上的结果。）
 
 # %%
@@ -491,23 +492,51 @@ def parse_failures(run) -> int:
 # %%
 # NBVAL_IGNORE_OUTPUT
 # demo: success
-layouts = {"react": (run_react, {"style": "action_input", "messages_style": "chat"}),
-           "native": (run_function_calling, {})}
+name, q, tool_names, expected = tasks[0]
+registry = ToolRegistry([course.get(n) for n in tool_names])
 results = []
-t_all = time.perf_counter()
-for name, q, tool_names, expected in tasks:
-    registry = ToolRegistry([course.get(n) for n in tool_names])
-    for protocol, (agent, layout) in layouts.items():
-        t0 = time.perf_counter()
-        run = agent(q, tools=registry, conn=conn, max_steps=6, max_tokens=200, **layout)
-        verdict = grade(run, expected)
-        results.append({"task": name, "protocol": protocol, "run": run, "verdict": verdict,
-                        "seconds": time.perf_counter() - t0})
-        print(f"{name:<8} {protocol:<7} {run.status:<12} {len(run.steps)} steps "
-              f"{time.perf_counter() - t0:4.0f} s")
-        print(f"{'':<17}answer: {run.answer!r}")
-        print(f"{'':<17}{verdict}"[:200])
-print(f"all runs: {time.perf_counter() - t_all:.0f} s")
+
+
+def record(protocol: str, run, verdict, t0: float) -> None:
+    """Keep one graded run for the tables below, and print its answer and verdict."""
+    results.append({"task": name, "protocol": protocol, "run": run, "verdict": verdict,
+                    "seconds": time.perf_counter() - t0})
+    print(f"{name:<8} {protocol:<7} {run.status:<12} {len(run.steps)} steps "
+          f"{time.perf_counter() - t0:4.0f} s")
+    print(f"{'':<17}answer: {run.answer!r}")
+    print(f"{'':<17}{verdict}"[:200])
+
+
+t0 = time.perf_counter()
+run = run_react(q, tools=registry, conn=conn, max_steps=6, max_tokens=200,
+                style="action_input", messages_style="chat")
+record("react", run, grade(run, expected), t0)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+t0 = time.perf_counter()
+run = run_function_calling(q, tools=registry, conn=conn, max_steps=6, max_tokens=200)
+record("native", run, grade(run, expected), t0)
+
+# %% [markdown]
+# Which way did the native run go? Measured on this question (2026-12-06): on a freshly
+# started server it came out ✔; asked again on the same server, and in ten replays of the
+# section after the earlier notebooks had run, it came out ✘. Both kinds of run took the same
+# first five steps — both prices and a calculator that called the price tool inside its
+# expression (held back, since those results were not in yet), then the mean `(67.92 +
+# 1488.21) / 2` sent back as "not a difference", then `1488.21 - 67.92`, then "青岛啤酒的收盘价更高"
+# sent back with the checked fact that 贵州茅台 is higher. At the sixth step one run answered
+# "贵州茅台的收盘价更高，高1420.29元"; the other repeated the question (a step lost), then wrote
+# "青岛啤酒的收盘价是贵州茅台的收盘价的1420.29倍" without saying which is higher; two drafts
+# had been sent back already, the most a run gets (`Guards.max_corrections`), so that answer
+# stood. Temperature 0 picks the most likely token, but "most likely"
+# is computed in floating point, and a server that reuses a cached prompt prefix can tip a
+# near-tie the other way (notebook 02): one tipped token in a long run changes all that
+# follows. The verdict above says which way your run went; if it is ✘, its answer is not one
+# to copy. One run per protocol says little: section 6 counts 72 tasks.
+
+# %% [markdown] lang="zh-CN"
+# 原生那次运行是哪种结果？在这个问题上实测（2026-12-06）：在刚启动的服务器上它是 ✔；在同一个服务器上再问一次，以及在前面几课跑过之后把这一节重放十次，它都是 ✘。两种运行的前五步一模一样——先查两个价格，同时在计算器的表达式里调用查价工具（被拦下，因为那时结果还没回来），然后算平均值 `(67.92 + 1488.21) / 2`，被以“这不是差值”退回，再算 `1488.21 - 67.92`，然后答“青岛啤酒的收盘价更高”，被退回并附上核对过的事实：贵州茅台更高。到第六步，一次运行答的是“贵州茅台的收盘价更高，高1420.29元”；另一次把问题重复了一遍（浪费一步），接着写出“青岛啤酒的收盘价是贵州茅台的收盘价的1420.29倍”，没说哪个更高；此前已经退回过两次草稿，这是一次运行最多能退回的次数（`Guards.max_corrections`），所以这个答案就留下了。温度 0 会选概率最高的 token，但“概率最高”是用浮点数算出来的，而复用已缓存的提示词前缀的服务器可能把一个势均力敌的选择翻到另一边（第 02 课）：长运行里翻转的一个 token 会改变之后的一切。上面的判定说明你这次运行走的是哪条路；如果是 ✘，它的答案就不能照抄。每种协议只跑一次说明不了多少：第 6 节统计的是 72 个任务。
 
 # %% [markdown]
 # The table below counts steps and calls; here is what they were, run by run: each step's kind,
