@@ -475,18 +475,20 @@ for name, q, tools, _ in tasks:
 print("\nexpected: 1488.21 − 67.92 = 1420.29 (贵州茅台 higher)")
 
 # %% [markdown]
-# A parse failure is a reply the loop could not use as written: for ReAct a step the parser
-# rejected, for native calls a tool call whose arguments were not valid JSON.
+# A parse failure is a reply the loop could not use as written: a step of kind `parse_error`
+# (for ReAct a reply the parser rejected; in either protocol a reply that only repeats the
+# question), and for native calls also a tool call whose arguments were not valid JSON.
 
 # %% [markdown] lang="zh-CN"
-# 解析失败指的是循环无法按原样使用的回复：对 ReAct 来说是被解析器拒绝的一步，对原生调用来说是参数不是
-# 合法 JSON 的工具调用。
+# 解析失败指的是循环无法按原样使用的回复：类型为 `parse_error` 的一步（对 ReAct 来说是被解析器拒绝的回复；两种协议里都包括只把问题重复一遍的回复），
+# 对原生调用来说还包括参数不是合法 JSON 的工具调用。
 
 # %%
 def parse_failures(run) -> int:
+    unusable = sum(s.kind == "parse_error" for s in run.steps)
     if run.protocol == "react":
-        return sum(s.kind == "parse_error" for s in run.steps)
-    return sum(isinstance(c.arguments, str) for s in run.steps for c in s.tool_calls)
+        return unusable
+    return unusable + sum(isinstance(c.arguments, str) for s in run.steps for c in s.tool_calls)
 
 
 # %%
@@ -519,26 +521,6 @@ run = run_function_calling(q, tools=registry, conn=conn, max_steps=6, max_tokens
 record("native", run, grade(run, expected), t0)
 
 # %% [markdown]
-# Which way did the native run go? Measured on this question (2026-12-06): on a freshly
-# started server it came out ✔; asked again on the same server, and in ten replays of the
-# section after the earlier notebooks had run, it came out ✘. Both kinds of run took the same
-# first five steps — both prices and a calculator that called the price tool inside its
-# expression (held back, since those results were not in yet), then the mean `(67.92 +
-# 1488.21) / 2` sent back as "not a difference", then `1488.21 - 67.92`, then "青岛啤酒的收盘价更高"
-# sent back with the checked fact that 贵州茅台 is higher. At the sixth step one run answered
-# "贵州茅台的收盘价更高，高1420.29元"; the other repeated the question (a step lost), then wrote
-# "青岛啤酒的收盘价是贵州茅台的收盘价的1420.29倍" without saying which is higher; two drafts
-# had been sent back already, the most a run gets (`Guards.max_corrections`), so that answer
-# stood. Temperature 0 picks the most likely token, but "most likely"
-# is computed in floating point, and a server that reuses a cached prompt prefix can tip a
-# near-tie the other way (notebook 02): one tipped token in a long run changes all that
-# follows. The verdict above says which way your run went; if it is ✘, its answer is not one
-# to copy. One run per protocol says little: section 6 counts 72 tasks.
-
-# %% [markdown] lang="zh-CN"
-# 原生那次运行是哪种结果？在这个问题上实测（2026-12-06）：在刚启动的服务器上它是 ✔；在同一个服务器上再问一次，以及在前面几课跑过之后把这一节重放十次，它都是 ✘。两种运行的前五步一模一样——先查两个价格，同时在计算器的表达式里调用查价工具（被拦下，因为那时结果还没回来），然后算平均值 `(67.92 + 1488.21) / 2`，被以“这不是差值”退回，再算 `1488.21 - 67.92`，然后答“青岛啤酒的收盘价更高”，被退回并附上核对过的事实：贵州茅台更高。到第六步，一次运行答的是“贵州茅台的收盘价更高，高1420.29元”；另一次把问题重复了一遍（浪费一步），接着写出“青岛啤酒的收盘价是贵州茅台的收盘价的1420.29倍”，没说哪个更高；此前已经退回过两次草稿，这是一次运行最多能退回的次数（`Guards.max_corrections`），所以这个答案就留下了。温度 0 会选概率最高的 token，但“概率最高”是用浮点数算出来的，而复用已缓存的提示词前缀的服务器可能把一个势均力敌的选择翻到另一边（第 02 课）：长运行里翻转的一个 token 会改变之后的一切。上面的判定说明你这次运行走的是哪条路；如果是 ✘，它的答案就不能照抄。每种协议只跑一次说明不了多少：第 6 节统计的是 72 个任务。
-
-# %% [markdown]
 # The table below counts steps and calls; here is what they were, run by run: each step's kind,
 # the calls it made with the start of what came back, and every event the guards logged. A step
 # of kind `ungrounded` is a draft the grader sent back (notebook 07 shows how), a `parse_error`
@@ -547,7 +529,7 @@ record("native", run, grade(run, expected), t0)
 # wording.
 
 # %% [markdown] lang="zh-CN"
-# 下面的表格只数步数和调用次数；这里把每次运行逐步列出来：每一步的类型、它做的调用（以及返回内容的开头），还有护栏记下的每个事件。类型为 `ungrounded` 的一步是被评分器退回的草稿（第 07 课会讲怎么退回），`parse_error` 是循环读不懂的回复，`final` 是答案。如果答案开头先把问题重复了一遍，那是模型的措辞：评分器判的是数字、名字和比较，不判措辞。
+# 下面的表格数的是步数和调用次数；这里把每次运行逐步列出来：每一步的类型、它做的调用（以及返回内容的开头），还有护栏记下的每个事件。类型为 `ungrounded` 的一步是被评分器退回的草稿（第 07 课会讲怎么退回），`parse_error` 是循环读不懂的回复，`final` 是答案。如果答案开头先把问题重复了一遍，那是模型的措辞：评分器判的是数字、名字和比较，不判措辞。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -559,6 +541,35 @@ for r in results:
         print(f"  step {s.number} {s.kind:<12} {calls or repr((s.text or '')[:70])}")
         for event in s.events:
             print(f"{'':<20}event: {event[:90]}")
+
+# %% [markdown]
+# Which way did the native run go? Its steps are above. Measured on this question
+# (2026-12-06, while both runs were still one demo): on a freshly started server it came out
+# ✔; asked again on the same server, and in ten replays by `benchmarks/demos.py` after
+# notebooks 04 and 05 had run on it, it came out ✘. Both kinds of run take the same first five
+# steps: the two prices, with a calculator call beside them that called the price tool inside
+# its expression (held back: the agent runs no call whose figures have not come in yet,
+# notebook 07); the mean `(67.92 + 1488.21) / 2`, whose "相差778.065" was sent back as not a
+# difference; `1488.21 - 67.92` = 1420.29; and "青岛啤酒的收盘价更高", sent back with the
+# checked fact that 贵州茅台 is higher. At the sixth step one run answered
+# "贵州茅台的收盘价更高，高1420.29元". The other only repeated the question (a `parse_error`),
+# then wrote "青岛啤酒的收盘价是贵州茅台的收盘价的1420.29倍". The grader's reason is that it
+# never says which one is higher: it finds no comparison word to check. The sentence is also
+# false as a ratio (1488.21 / 67.92 ≈ 21.9), which the grader does not check. Two drafts had
+# been sent back already, the most a run gets (`Guards.max_corrections`), so that answer
+# stood. (A run can show more steps than `max_steps`: a call that a correction asked for, once
+# made, does not count against the budget; notebook 07.)
+#
+# Temperature 0 picks the most likely token, but "most likely" is computed in floating point,
+# and a server that reuses a cached prompt prefix can tip a near-tie the other way (notebook
+# 02): one tipped token in a long run changes all that follows. The verdict under the native
+# cell says which way your run went; if it is ✘, its answer is not one to copy. One run per
+# protocol says little: section 6 counts 72 tasks.
+
+# %% [markdown] lang="zh-CN"
+# 原生那次运行是哪种结果？它的每一步都列在上面。在这个问题上实测（2026-12-06，那时两次运行还是同一个演示）：在刚启动的服务器上它是 ✔；在同一个服务器上再问一次，以及在第 04、05 课跑过之后用 `benchmarks/demos.py` 重放十次，它都是 ✘。两种运行的前五步一模一样：先查两个价格，旁边还有一个计算器调用，在表达式里调用了查价工具（被拦下：智能体不执行所需数字还没回来的调用，见第 07 课）；然后算平均值 `(67.92 + 1488.21) / 2`，得出的“相差778.065”被以“这不是差值”退回；再算 `1488.21 - 67.92` = 1420.29；然后答“青岛啤酒的收盘价更高”，被退回并附上核对过的事实：贵州茅台更高。到第六步，一次运行答的是“贵州茅台的收盘价更高，高1420.29元”。另一次只把问题重复了一遍（一次 `parse_error`），接着写出“青岛啤酒的收盘价是贵州茅台的收盘价的1420.29倍”。评分器给出的理由是它始终没说哪个更高：它找不到可以核对的比较词。这句话作为倍数也是错的（1488.21 / 67.92 ≈ 21.9），这一点评分器不检查。此前已经退回过两次草稿，这是一次运行最多能退回的次数（`Guards.max_corrections`），所以这个答案就留下了。（一次运行显示的步数可能多于 `max_steps`：更正要求的那个调用一旦做了，就不计入预算；见第 07 课。）
+#
+# 温度 0 会选概率最高的 token，但“概率最高”是用浮点数算出来的，而复用已缓存的提示词前缀的服务器可能把一个势均力敌的选择翻到另一边（第 02 课）：长运行里翻转的一个 token 会改变之后的一切。原生单元格下面的判定说明你这次运行走的是哪条路；如果是 ✘，它的答案就不能照抄。每种协议只跑一次说明不了多少：第 6 节统计的是 72 个任务。
 
 # %%
 # NBVAL_IGNORE_OUTPUT
