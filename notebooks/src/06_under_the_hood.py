@@ -718,7 +718,9 @@ else:
 # without it on those 30, re-scored). By kind of task, ReAct answers all ten no-tool questions
 # and native 9 of them; both protocols solve the one-call tasks (8/8); of the 17 two-call tasks
 # ReAct solves 14 and native 15, of the 17 three-call tasks 15 and 16; four calls split (ReAct
-# 5/5, native 3/5), and both solve the two five-call tasks. Of ReAct's 7 failures, 2 ran out of
+# 5/5, native 3/5), and both solve the two five-call tasks. Of the other 13 (a question a
+# document answers, tools that fail once or for good, stocks the tools do not know), ReAct
+# solves 11 and native 12. Of ReAct's 7 failures, 2 ran out of
 # its six steps, 3 are wrong answers, 1 is incomplete and 1 invented its figures (it answered
 # "2 AA batteries … 6 months"; the manual says 3 and 12); of native's 7, 4 ran out of steps and
 # 3 are wrong answers. An answer that lists a comparison's figures and never says which one is
@@ -768,7 +770,7 @@ else:
 # 在旧版护栏下（`guards on`，那时护栏还不会更正被拒绝的答案、拦下填了编造数字的调用），两种协议解决了 42/72 和 21/72（按今天的规则重新评分）。
 # 最初那一版约束解码只在前 30 个任务上、在那套旧护栏下跑过：它让 ReAct 彻底失败（0/30：每次回复都套 schema，就没有写 Thought 的余地，模型也从不选择作答），对原生调用也没有帮助（13/30，和同样的护栏不加约束解码时在这 30 个任务上解决的一样多，按今天的规则重新评分）。不需要工具的十个问题，ReAct 全部答对，原生答对 9 个。
 # 按任务类型看，两种协议都能解决只需一次调用的任务（8/8）；17 个两次调用任务中 ReAct 解决 14 个、原生 15 个，17 个三次调用任务中分别是 15 个和 16 个；
-# 四次调用的任务两者不同（ReAct 5/5，原生 3/5），两个五次调用的任务两种协议都解决了。ReAct 的 7 次失败里，2 次六步用完，3 次答错，1 次答得不全，1 次编造了数字（它答的是“2 AA batteries … 6 months”，而说明书写的是 3 和 12）；
+# 四次调用的任务两者不同（ReAct 5/5，原生 3/5），两个五次调用的任务两种协议都解决了。其余 13 个任务（答案在文档里的问题、失败一次或一直失败的工具、工具不认识的股票）中，ReAct 解决 11 个，原生 12 个。ReAct 的 7 次失败里，2 次六步用完，3 次答错，1 次答得不全，1 次编造了数字（它答的是“2 AA batteries … 6 months”，而说明书写的是 3 和 12）；
 # 原生的 7 次失败里，4 次步数用完，3 次答错。列出了比较的数字、却始终没说哪个更冷、更高或更干燥的答案（对“哪个更冷”答“北京的气温是23.4°C, 上海的气温是19.8°C.”），评分器判为失败；护栏现在会把取回的读数所确定的比较结果告诉这样的答案（第 07 课的更正），于是原生协议里三次停在数字上的运行给出了结论（“Kweichow Moutai's closing price is higher, at 1488.21 CNY. …”）：只改了这一处，原生就从 62/72 升到 65/72。ReAct 没有因此得益：在它的两道这类比较题上，模型回应更正的方式是把问题和工具结果原样贴回来。那些答错是：一个忘了乘上股数的总价、对一只没查到的股票答的是“not available……I'll need to search for a different stock”，而不是工具说的“未搜到该股票”、“Tianjin is colder right now, with a temperature of 21.2°C … compared to Chengdu's 20.3°C”（方向反了）、对“中国的首都是哪座城市？”反问股票名称、一个一直失败的工具被答成“I'm not sure what you're asking”，以及那次贴回来的比较；
 # 原生协议没有哪次运行首先败在编造数字上（第 07 课的护栏和提示会要求先去取缺的数据），不过有一次步数用完的运行给南京编了一个读数。
 #
