@@ -208,6 +208,8 @@ def run_one(config: Config, task, conn: Any) -> dict:
               # the twentieth round, kept as a name; "noconclude" is the defaults without it
               "conclude": lambda n: replace(Guards.on(n), conclude=True),
               "noconclude": lambda n: replace(Guards.on(n), conclude=False),
+              # the defaults plus the settled comparison's own wording (twenty-second round)
+              "settled": lambda n: replace(Guards.on(n), settled_wording=True),
               }[config.guards](config.steps)
     use = (ConstrainedConnection(conn, config.protocol, registry, choice=config.choice)
            if config.constrained or config.choice else conn)

@@ -72,6 +72,9 @@ class Correction:
     reasons: str
     names: tuple[str, ...] = ()
     fact: str = ""
+    # a `fact` that is a comparison the readings settle (`_checked`: backwards or unconcluded),
+    # not a failed lookup or a day count; `Guards.settled_wording` words it on its own
+    settled: bool = False
 
     @property
     def needs_call(self) -> bool:
@@ -155,7 +158,8 @@ def correction(result: RunResult, days: bool = False,
     for fig, expr in verdict.misnamed:
         return Correction("difference", reasons, fact=f"{fig} is {expr}")
     if found and found.winner:
-        return Correction("fact", reasons, fact=_checked(found, _spelled(question, known)))
+        return Correction("fact", reasons, fact=_checked(found, _spelled(question, known)),
+                          settled=True)
     for owner in dict.fromkeys(o for o, _, _ in wrong_owner):
         return Correction("fact", reasons,
                           fact=f"{owner}'s own tool result says {subs[owner].gist()}")
@@ -177,7 +181,7 @@ def _unconcluded(result: RunResult) -> Correction | None:
         return None
     question = claims.normalise(result.question or "")
     return Correction("fact", f"the answer never says which one is \"{found.word}\"",
-                      fact=_checked(found, _spelled(question, known)))
+                      fact=_checked(found, _spelled(question, known)), settled=True)
 
 
 def _spelled(question: str, known: dict[str, set[str]]) -> dict[str, str]:

@@ -116,6 +116,12 @@ class Guards:
     # settle it (`correction`'s `conclude`). On: native 62 -> 65 of 72 on the whole suite,
     # no task lost; in ReAct it acted only on runs that failed either way
     conclude: bool = True
+    # Twenty-second round, off: a comparison the readings settle (a backwards or unconcluded
+    # answer) told with `grounding_settled`, which ends on an instruction instead of the
+    # question. The twenty-first round's wording for every `fact` lost tasks on failed lookups
+    # (ReAct t62 invented a figure when asked for "every figure"); this one keeps
+    # `grounding_fact` for those (benchmarks/results/levers.md)
+    settled_wording: bool = False
     # Measured, and off: the twelfth round solved without it the one task it had gained (t44)
     more_calls: bool = False  # native, reactlab's server: open the next call after a complete one
     # Native: a plan that names tools asks for the first named tool that has not run (never
@@ -232,7 +238,7 @@ class Guards:
         fix = correction(RunResult(question, text, "final", steps=list(steps)))
         if fix is None or fix.needs_call:  # a call is what it needs, and none runs now
             return None
-        return f"the closing reply: {fix.reasons}", correction_text(fix, question)
+        return f"the closing reply: {fix.reasons}", correction_text(self._worded(fix), question)
 
     def ground(self, question: str, answer: str, steps: list[Step]) -> Correction | None:
         """The correction for this draft answer (`reactlab.correction`), or None to accept it.
@@ -253,8 +259,15 @@ class Guards:
             # for the missing name here too acted only on a service down for good (t62, t63
             # of the fourth round), where the model then invented a temperature. Only the fact
             # that a lookup failed is told (no call asked for).
-            return fix if fix is not None and fix.kind == "fact" else None
-        return fix
+            return self._worded(fix) if fix is not None and fix.kind == "fact" else None
+        return self._worded(fix)
+
+    def _worded(self, fix: Correction | None) -> Correction | None:
+        """`fix` as the model is to read it: a settled comparison keeps its own wording only
+        under `settled_wording`; otherwise it reads like any other `fact`."""
+        if fix is None or not fix.settled or self.settled_wording:
+            return fix
+        return replace(fix, settled=False)
 
     def held_back(self, question: str, steps: list[Step],
                   calls: list[tuple[str, Any]]) -> dict[int, list[str]]:
@@ -388,7 +401,8 @@ def correction_text(fix: Correction, question: str) -> str:
     if fix.kind == "difference":
         return render_template("grounding_difference", fact=fix.fact, question=question)
     if fix.kind == "fact":
-        return render_template("grounding_fact", fact=fix.fact, question=question)
+        return render_template("grounding_settled" if fix.settled else "grounding_fact",
+                               fact=fix.fact, question=question)
     if fix.kind == "days":
         return render_template("grounding_days", fact=fix.fact, question=question)
     if fix.kind == "cover":

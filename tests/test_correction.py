@@ -371,3 +371,37 @@ def test_the_guard_passes_conclude_through():
     assert fix is not None and fix.kind == "fact"
     assert Guards.basic().ground(COLDER_Q, draft, steps) is None  # the levers off
     assert Guards.on().__class__(conclude=False).ground(COLDER_Q, draft, steps) is None
+
+
+def test_a_settled_comparison_gets_its_own_wording_only_when_asked():
+    from dataclasses import replace
+
+    from reactlab.guards import Guards
+
+    steps = colder_run("x").steps[:-1]
+    draft = "北京的气温是23.4°C, 上海的气温是19.8°C."  # unconcluded: the settled comparison
+    assert correction(colder_run(draft), conclude=True).settled
+    default = Guards.on().ground(COLDER_Q, draft, steps)
+    assert not default.settled  # off by default: it reads like any other fact
+    assert correction_text(default, COLDER_Q).endswith(COLDER_Q)
+    worded = replace(Guards.on(), settled_wording=True).ground(COLDER_Q, draft, steps)
+    assert worded.settled and worded.fact == default.fact
+    text = correction_text(worded, COLDER_Q)
+    assert text.startswith("Checked against the tool results: 上海 19.8")
+    assert COLDER_Q in text and not text.endswith(COLDER_Q)  # the instruction comes last
+    backwards = colder_run("北京更冷：北京23.4°C，上海19.8°C。")
+    assert correction(backwards).settled  # a backwards comparison is settled too
+
+
+def test_a_failed_lookup_keeps_the_plain_fact_wording_under_settled_wording():
+    from dataclasses import replace
+
+    from reactlab.guards import Guards
+
+    twice = run("上海现在的气温是多少度？", "The current temperature in Shanghai is 22 degrees Celsius.",
+                ("get_weather", {"location": "上海"}, DOWN, True),
+                ("get_weather", {"location": "上海"}, DOWN, True))
+    fix = replace(Guards.on(), settled_wording=True).ground(twice.question, twice.answer,
+                                                            twice.steps[:-1])
+    assert fix.kind == "fact" and not fix.settled  # the twenty-first round's loss: t62
+    assert correction_text(fix, twice.question).endswith(twice.question)
