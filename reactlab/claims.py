@@ -239,7 +239,9 @@ def clauses(text: str) -> list[tuple[int, int, tuple[int, int]]]:
 # --- attribution --------------------------------------------------------------------------
 
 # between a figure and the name it belongs to, when the name comes after: "22.7°C in Wuhan"
-_FIGURE_IN = re.compile(r"\s*(?:°C|℃|%|度|元|CNY)?\s*(?:\([^()]{0,40}\))?\s*(?:in|at|for)\s+",
+# the tail between a figure and "in City": its unit, then either a bracket of its own or the
+# end of the bracket it stands in ("15.6°C (feels like 14.2°C) in Qingdao": both are Qingdao's)
+_FIGURE_IN = re.compile(r"\s*(?:°C|℃|%|度|元|CNY)?\s*(?:\([^()]{0,40}\)|\))?\s*(?:in|at|for)\s+",
                         re.IGNORECASE)
 
 

@@ -1021,3 +1021,31 @@ def test_concluded_never_raises(text):
     from reactlab.grader import concluded
 
     assert concluded(text, {"上海": {"上海", "Shanghai"}}, "上海") in (True, False)
+
+
+# --- the twenty-second round's native t40: "X°C (feels like Y°C) in City" ---
+
+HRB = "哈尔滨: 14.8°C (feels like 12.9°C), humidity 29%, wind 西北风 4.1 m/s"
+QD_W = "青岛: 15.6°C (feels like 14.2°C), humidity 81%, wind 东南风 3.0 m/s"
+KM = "昆明: 22.1°C (feels like 20.7°C), humidity 35%, wind 西南风 2.4 m/s"
+Q40 = "Of Harbin, Qingdao and Kunming, which city is the coldest right now? Give all three temperatures."
+
+
+def coldest_three(answer):
+    return run(Q40, answer, ("get_weather", {"location": "哈尔滨"}, HRB),
+               ("get_weather", {"location": "青岛"}, QD_W), ("get_weather", {"location": "昆明"}, KM))
+
+
+def test_a_feels_like_figure_before_in_city_belongs_to_that_city():
+    # the real reply (2026-12-06, native t40 with settled_wording): right, once read as written
+    v = grade(coldest_three("Of Harbin, Qingdao and Kunming, Harbin is the coldest right now. The "
+                            "temperatures are 14.8°C (feels like 12.9°C) in Harbin, 15.6°C (feels "
+                            "like 14.2°C) in Qingdao, and 22.1°C (feels like 20.7°C) in Kunming."))
+    assert v.ok, str(v)
+
+
+def test_a_feels_like_figure_in_the_wrong_city_is_still_caught():
+    v = grade(coldest_three("Harbin is the coldest right now. The temperatures are 14.8°C (feels "
+                            "like 12.9°C) in Harbin, 15.6°C (feels like 20.7°C) in Qingdao, and "
+                            "22.1°C (feels like 14.2°C) in Kunming."))
+    assert not v.ok and "青岛 is given 昆明's figures (20.7)" in str(v), str(v)
