@@ -73,7 +73,8 @@ class Correction:
     names: tuple[str, ...] = ()
     fact: str = ""
     # a `fact` that is a comparison the readings settle (`_checked`: backwards or unconcluded),
-    # not a failed lookup or a day count; `Guards.settled_wording` words it on its own
+    # not a failed lookup or a day count; under `Guards.settled_wording`, `correction_text`
+    # words it on its own
     settled: bool = False
 
     @property

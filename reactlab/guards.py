@@ -238,7 +238,8 @@ class Guards:
         fix = correction(RunResult(question, text, "final", steps=list(steps)))
         if fix is None or fix.needs_call:  # a call is what it needs, and none runs now
             return None
-        return f"the closing reply: {fix.reasons}", correction_text(self._worded(fix), question)
+        return f"the closing reply: {fix.reasons}", correction_text(fix, question,
+                                                                    self.settled_wording)
 
     def ground(self, question: str, answer: str, steps: list[Step]) -> Correction | None:
         """The correction for this draft answer (`reactlab.correction`), or None to accept it.
@@ -259,15 +260,8 @@ class Guards:
             # for the missing name here too acted only on a service down for good (t62, t63
             # of the fourth round), where the model then invented a temperature. Only the fact
             # that a lookup failed is told (no call asked for).
-            return self._worded(fix) if fix is not None and fix.kind == "fact" else None
-        return self._worded(fix)
-
-    def _worded(self, fix: Correction | None) -> Correction | None:
-        """`fix` as the model is to read it: a settled comparison keeps its own wording only
-        under `settled_wording`; otherwise it reads like any other `fact`."""
-        if fix is None or not fix.settled or self.settled_wording:
-            return fix
-        return replace(fix, settled=False)
+            return fix if fix is not None and fix.kind == "fact" else None
+        return fix
 
     def held_back(self, question: str, steps: list[Step],
                   calls: list[tuple[str, Any]]) -> dict[int, list[str]]:
@@ -387,8 +381,10 @@ def _call_key(name: str, args: Any) -> str:
     return f"{name}:{json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)}"
 
 
-def correction_text(fix: Correction, question: str) -> str:
+def correction_text(fix: Correction, question: str, settled_wording: bool = False) -> str:
     """What the model reads instead of its draft: the `grounding_<kind>` template, filled in.
+    A settled comparison (`Correction.settled`) gets `grounding_settled` only with
+    `settled_wording` (`Guards.settled_wording`, off); otherwise it reads like any other `fact`.
 
     Example: correction_text(Correction("missing", "…", names=("北京",)), "广州比北京高几度？")
              -> "There is no tool result for 北京 yet: call a tool for 北京 now, then answer …"
@@ -401,7 +397,8 @@ def correction_text(fix: Correction, question: str) -> str:
     if fix.kind == "difference":
         return render_template("grounding_difference", fact=fix.fact, question=question)
     if fix.kind == "fact":
-        return render_template("grounding_settled" if fix.settled else "grounding_fact",
+        return render_template("grounding_settled" if fix.settled and settled_wording
+                               else "grounding_fact",
                                fact=fix.fact, question=question)
     if fix.kind == "days":
         return render_template("grounding_days", fact=fix.fact, question=question)

@@ -187,7 +187,8 @@ def run_loop(protocol: ProtocolStep, question: str, conn: Any, guards: Guards, *
                 fix = guards.ground(question, answer, [*steps, step]) if (
                     step.kind == "final") else None
                 if fix:  # the grader, used as a guard: a correction instead of the draft
-                    raise Ungrounded(error=fix.reasons, feedback=correction_text(fix, question),
+                    raise Ungrounded(error=fix.reasons,
+                                     feedback=correction_text(fix, question, guards.settled_wording),
                                      require_call=fix.required)
             except AgentError as exc:  # the model's mistake: recorded, fed back next request
                 step.kind, step.error, step.feedback = exc.kind, exc.error, exc.feedback

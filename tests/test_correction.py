@@ -382,11 +382,12 @@ def test_a_settled_comparison_gets_its_own_wording_only_when_asked():
     draft = "北京的气温是23.4°C, 上海的气温是19.8°C."  # unconcluded: the settled comparison
     assert correction(colder_run(draft), conclude=True).settled
     default = Guards.on().ground(COLDER_Q, draft, steps)
-    assert not default.settled  # off by default: it reads like any other fact
-    assert correction_text(default, COLDER_Q).endswith(COLDER_Q)
+    assert default.settled and not Guards.on().settled_wording  # off by default:
+    # it reads like any other fact
+    assert correction_text(default, COLDER_Q, Guards.on().settled_wording).endswith(COLDER_Q)
     worded = replace(Guards.on(), settled_wording=True).ground(COLDER_Q, draft, steps)
     assert worded.settled and worded.fact == default.fact
-    text = correction_text(worded, COLDER_Q)
+    text = correction_text(worded, COLDER_Q, settled_wording=True)
     assert text.startswith("Checked against the tool results: 上海 19.8")
     assert COLDER_Q in text and not text.endswith(COLDER_Q)  # the instruction comes last
     backwards = colder_run("北京更冷：北京23.4°C，上海19.8°C。")
@@ -404,4 +405,4 @@ def test_a_failed_lookup_keeps_the_plain_fact_wording_under_settled_wording():
     fix = replace(Guards.on(), settled_wording=True).ground(twice.question, twice.answer,
                                                             twice.steps[:-1])
     assert fix.kind == "fact" and not fix.settled  # the twenty-first round's loss: t62
-    assert correction_text(fix, twice.question).endswith(twice.question)
+    assert correction_text(fix, twice.question, settled_wording=True).endswith(twice.question)
