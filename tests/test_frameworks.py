@@ -27,9 +27,11 @@ RIGHT = Expected(figures=("24.2",), parts=("广州",))
 
 @pytest.fixture(scope="module")
 def servers():
-    """help -> (engine, base_url): one replay server with the help on, one started with it off."""
+    """help -> (engine, base_url): one replay server with the help on, one started with it off.
+    The help's more calls (tests/test_server_more_calls.py) are left off here: each would take
+    a scripted text of its own."""
     on, off = ReplayEngine([]), ReplayEngine([])
-    with serve_replay(on) as url_on, serve_replay(off, help=False) as url_off:
+    with serve_replay(on, more_calls=False) as url_on, serve_replay(off, help=False) as url_off:
         yield {True: (on, url_on), False: (off, url_off)}
 
 

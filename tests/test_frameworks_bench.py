@@ -23,6 +23,22 @@ def test_the_report_counts_each_framework_and_help_setting():
     assert "| t05_weather_bj_zh | ✔ | wrong_answer |" in text
 
 
+def test_the_report_has_a_column_per_setting_run():
+    tasks = [TASKS_BY_ID["t05_weather_bj_zh"]]
+    records = [{"framework": "langchain", "setting": s, "help": s != "off", "task": tasks[0].id,
+                "ok": s == "one-call", "mode": "wrong_answer", "repeats": 0, "wall_s": 1.0}
+               for s in ("one-call", "on")]
+    text = fw.report(records, tasks, ["langchain"], replay=False, model="m", seconds=60)
+    assert "| langchain | on | 0/1 |" in text and "| langchain | one-call | 1/1 |" in text
+    assert "| task | langchain on | langchain one-call |" in text  # in SETTINGS' order
+    assert "| t05_weather_bj_zh | wrong_answer | ✔ |" in text and "off" not in text.split("\n")[2]
+
+
+def test_an_unknown_setting_is_refused():
+    with pytest.raises(SystemExit):
+        fw.main(["--replay", "--settings", "on,sometimes"])
+
+
 def test_the_seed_tasks_exist():
     assert 4 <= len(fw.SEED_TASKS) <= 6
     assert all(t in TASKS_BY_ID for t in fw.SEED_TASKS)

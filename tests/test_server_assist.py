@@ -38,7 +38,7 @@ ANSWERED = [
 def servers():
     """Two replay servers: help on (the default) and help off (`--no-help`)."""
     on, off = ReplayEngine([]), ReplayEngine([])
-    with serve_replay(on) as url_on, serve_replay(off, help=False) as url_off:
+    with serve_replay(on, more_calls=False) as url_on, serve_replay(off, help=False) as url_off:
         yield {True: (on, url_on), False: (off, url_off)}
 
 

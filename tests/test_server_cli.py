@@ -35,7 +35,8 @@ def test_replay_server_serves_then_stops_on_sigterm(tmp_path):
     script.write_text(json.dumps(['{"name": "get_today", "arguments": {}}']))
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "reactlab.server", "--port", str(port),
-                             "--engine", "replay", "--replay-file", str(script)],
+                             "--engine", "replay", "--replay-file", str(script),
+                             "--no-more-calls"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
@@ -56,7 +57,7 @@ def test_replay_server_serves_then_stops_on_sigterm(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=15)
-    assert "reactlab server:" in proc.stderr.read()
+    assert ", more calls off)" in proc.stderr.read()  # one call was scripted: none opened
 
 
 def test_port_in_use(tmp_path):

@@ -134,7 +134,7 @@ def test_made_up_never_raises_and_returns_only_unwritten_numbers(value, question
 @pytest.fixture(scope="module")
 def server():
     engine = ReplayEngine([])
-    with serve_replay(engine) as url:
+    with serve_replay(engine, more_calls=False) as url:
         yield engine, url
 
 

@@ -1,6 +1,7 @@
-"""reactlab.server.more_calls and its request option: with "reactlab_more_calls": true the server
-opens the next <tool_call> after the model's calls and keeps a new call only when it is not a
-repeat and every new value in it is in the question; off by default, off without parallel calls.
+"""reactlab.server.more_calls and its request option: the server opens the next <tool_call> after
+the model's calls and keeps a new call only when it is not a repeat and every new value in it is
+in the question; on with the server's help unless "reactlab_more_calls" says otherwise, off
+without parallel calls.
 Through the real `openai` SDK against the replay engine."""
 
 from __future__ import annotations
@@ -83,11 +84,40 @@ def test_a_value_the_question_does_not_name_is_not_kept(shared):
     assert r["choices"][0]["finish_reason"] == "tool_calls"
 
 
-def test_off_by_default_without_parallel_calls_and_after_an_answer(shared):
+def test_on_with_the_help_unless_the_request_says_otherwise(shared):
+    """A request that says nothing gets more calls with the help; "reactlab_help": false (what the
+    course's agents send) or "reactlab_more_calls": false leaves the model's one call alone."""
     engine, _, client = shared
-    engine.reset([BJ])
-    client.chat.completions.create(model=MODEL, messages=TWO, tools=TOOLS)
-    assert len(engine.calls) == 1  # not asked for: nothing opened
+    engine.reset([BJ, GZ, BJ_AGAIN])
+    message = client.chat.completions.create(model=MODEL, messages=TWO, tools=TOOLS).choices[0].message
+    assert [json.loads(c.function.arguments)["location"] for c in message.tool_calls] == ["北京", "广州"]
+    for off in ({"reactlab_help": False}, {"reactlab_more_calls": False},
+                {"reactlab_help": True, "reactlab_more_calls": False}):
+        engine.reset([BJ, GZ])
+        message = client.chat.completions.create(model=MODEL, messages=TWO, tools=TOOLS,
+                                                 extra_body=off).choices[0].message
+        assert len(message.tool_calls) == 1 and len(engine.calls) == 1, off  # nothing opened
+    engine.reset([BJ, GZ, BJ_AGAIN])  # asked for with the help off: on, as Guards.more_calls asks
+    message = client.chat.completions.create(
+        model=MODEL, messages=TWO, tools=TOOLS,
+        extra_body={"reactlab_help": False, "reactlab_more_calls": True}).choices[0].message
+    assert len(message.tool_calls) == 2
+
+
+def test_off_on_a_server_without_help():
+    engine = ReplayEngine([BJ, GZ])
+    with serve_replay(engine, help=False) as url:
+        client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=20)
+        message = client.chat.completions.create(model=MODEL, messages=TWO, tools=TOOLS).choices[0].message
+        assert len(message.tool_calls) == 1 and len(engine.calls) == 1
+        engine.reset([BJ, GZ, BJ_AGAIN])  # a request may still ask for it
+        message = client.chat.completions.create(
+            model=MODEL, messages=TWO, tools=TOOLS,
+            extra_body={"reactlab_more_calls": True}).choices[0].message
+        assert len(message.tool_calls) == 2
+
+
+def test_off_without_parallel_calls_and_after_an_answer(shared):
     assert ask(shared, [BJ], TWO, parallel_tool_calls=False)[0] == ["北京"]
     calls, engine = ask(shared, ["我只能查天气。"], TWO)
     assert calls == [] and len(engine.calls) == 1

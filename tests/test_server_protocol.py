@@ -40,9 +40,11 @@ http = httpx.Client(timeout=20)
 
 @pytest.fixture(scope="module")
 def shared():
-    """One replay server (and SDK client) for the whole module; each test gives a new script."""
+    """One replay server (and SDK client) for the whole module; each test gives a new script.
+    Without the help's more calls (tests/test_server_more_calls.py): each would take a scripted
+    text of its own after every reply with a call."""
     engine = ReplayEngine([])
-    with serve_replay(engine) as url:
+    with serve_replay(engine, more_calls=False) as url:
         yield engine, url, openai.OpenAI(base_url=url, api_key="unused", max_retries=0,
                                          timeout=20)
 
@@ -57,7 +59,7 @@ def serve(shared):
             engine, url, client = shared
             return client, engine.reset(texts, delay), url
         engine = ReplayEngine(texts, delay=delay)  # a server of its own
-        ctx = serve_replay(engine, api_key=api_key)
+        ctx = serve_replay(engine, api_key=api_key, more_calls=False)
         url = ctx.__enter__()
         stack.append(ctx)
         client = openai.OpenAI(base_url=url, api_key=api_key or "unused", max_retries=0,

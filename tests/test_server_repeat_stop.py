@@ -35,7 +35,7 @@ ONCE_AGAIN = call("北京") + call("北京") + call("广州")  # one repeat, the
 @pytest.fixture(scope="module")
 def served():
     engine = ReplayEngine([])
-    with serve_replay(engine) as url:
+    with serve_replay(engine, more_calls=False) as url:
         yield engine, url, openai.OpenAI(base_url=url, api_key="unused", max_retries=0,
                                          timeout=20)
 

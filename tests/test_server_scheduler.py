@@ -171,7 +171,7 @@ def meeting(n: int):
 
 def test_four_slots_run_four_requests_together():
     engine = ReplayEngine([meeting(4)] * 4, parallel=4)
-    with serve_replay(engine) as url:
+    with serve_replay(engine, more_calls=False) as url:
         client = client_for(url)
         replies = in_threads(lambda tag: client.chat.completions.create(
             model=MODEL, messages=ask(tag)).choices[0].message.content,
@@ -183,7 +183,7 @@ def test_four_slots_run_four_requests_together():
 
 def test_one_slot_never_runs_two_requests_together():
     engine = ReplayEngine([echo] * 4, delay=0.002, parallel=1)
-    with serve_replay(engine) as url:
+    with serve_replay(engine, more_calls=False) as url:
         client = client_for(url)
         replies = in_threads(lambda tag: client.chat.completions.create(
             model=MODEL, messages=ask(tag)).choices[0].message.content,
@@ -210,7 +210,7 @@ def test_every_concurrent_reply_is_its_own_streamed_or_not_with_tool_calls_too()
         return script[i](prompt)
 
     engine.reset([route] * n, delay=0.002)
-    with serve_replay(engine) as url:
+    with serve_replay(engine, more_calls=False) as url:
         client = client_for(url)
 
         def one(i: int):
@@ -257,7 +257,7 @@ def test_a_streaming_client_that_leaves_frees_its_slot_for_the_next_request():
     engine = ReplayEngine([], delay=0.01, parallel=2)
     long_text = " ".join(f"word{i}" for i in range(400))
     engine.reset([gated(gates, long_text)] * 3, delay=0.01)
-    with serve_replay(engine) as url:
+    with serve_replay(engine, more_calls=False) as url:
         client = client_for(url)
         held = {}
         holder = threading.Thread(target=lambda: held.update(r=client.chat.completions.create(
@@ -286,7 +286,7 @@ def test_a_streaming_client_that_leaves_frees_its_slot_for_the_next_request():
 def test_health_shows_slots_running_and_queued():
     gates = {f"client-{i}": threading.Event() for i in range(3)}
     engine = ReplayEngine([gated(gates, "")] * 3, parallel=2)
-    with serve_replay(engine) as url:
+    with serve_replay(engine, more_calls=False) as url:
         client = client_for(url)
         idle = health(url)
         assert (idle["slots"], idle["running"], idle["queued"], idle["busy"]) == (2, 0, 0, False)

@@ -13,8 +13,8 @@ modules in this order:
 - `chat`: one completion end to end; `holdback`: what may stream as content; `assist`: the
   help after tool results (no repeated call, no empty reply, no plan for an answer) for
   frameworks on top, and `invented`: no call with a number nobody wrote; `more_calls`: the
-  opt-in continuation after a complete call; `repeat_stop`: a reply that writes the same calls
-  round and round is cut at the second repeat;
+  help's continuation after a complete call, for parallel calls; `repeat_stop`: a reply that
+  writes the same calls round and round is cut at the second repeat;
 - `scheduler`: generations in `--parallel` slots (one by default), models loaded on first use;
 - `app`: the HTTP endpoints (and the `reactlab_debug` view); `deadline`: a deadline for
   request headers; `__main__`: start-up.

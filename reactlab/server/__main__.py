@@ -14,7 +14,10 @@ Limits on what clients may send (`limits`): `--max-body-bytes` (413 beyond it),
 REACTLAB_MAX_BODY_BYTES, REACTLAB_UPLOAD_TIMEOUT and REACTLAB_MAX_TOOL_CALLS; flags win.
 
 After tool results the server helps the small model (no repeated call, no empty reply, no
-plan instead of an answer: see `assist`); `--no-help` (or REACTLAB_SERVER_HELP=0) serves the model's replies as they are.
+plan instead of an answer: see `assist`), and after the model's calls it opens one more
+`<tool_call>` where parallel calls are allowed (`more_calls`); `--no-help` (or
+REACTLAB_SERVER_HELP=0) serves the model's replies as they are, `--no-more-calls` (or
+REACTLAB_SERVER_MORE_CALLS=0) leaves only the second off.
 
 Generations at once: `--parallel N` (or REACTLAB_PARALLEL; the flag wins), default 1. With
 N > 1 the engine gets N llama.cpp slots decoded together (continuous batching), each with
@@ -93,9 +96,22 @@ def _parser() -> argparse.ArgumentParser:
                                                                                   "no", "off"),
                    help="serve the model's replies as they are: no retry of a repeated call or "
                         "an empty reply or a plan after tool results (env REACTLAB_SERVER_HELP=0)")
+    p.add_argument("--no-more-calls", dest="more_calls", action="store_false",
+                   default=os.environ.get("REACTLAB_SERVER_MORE_CALLS", "1").strip() not in (
+                       "0", "false", "no", "off"),
+                   help="with the help on, do not open the next <tool_call> after the model's "
+                        "calls (one generation less per reply that calls; a request may still "
+                        "ask with \"reactlab_more_calls\": true; env REACTLAB_SERVER_MORE_CALLS=0)")
     p.add_argument("--log-level", default="warning",
                    choices=("critical", "error", "warning", "info", "debug"))
     return p
+
+
+def _help_said(args) -> str:
+    """What the start-up line says of the help: nothing when all of it is on."""
+    if not args.help:
+        return ", help off"
+    return "" if args.more_calls else ", more calls off"
 
 
 def _is_loopback(host: str) -> bool:
@@ -241,11 +257,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
     app = create_app(pool, api_key=args.api_key, limits=limits, parallel=args.parallel,
-                     help=args.help)
+                     help=args.help, more_calls=args.more_calls)
     host = f"[{args.host}]" if ":" in args.host else args.host
     slots = f", {args.parallel} slots" if args.parallel > 1 else ""
     print(f"reactlab server: {pool.default} ({args.engine}{slots}) on http://{host}:{args.port}"
-          f"/v1 (pid {os.getpid()}{'' if args.help else ', help off'})", file=sys.stderr,
+          f"/v1 (pid {os.getpid()}{_help_said(args)})", file=sys.stderr,
           flush=True)
     if not _is_loopback(args.host):  # a class server: say what students and the teacher use
         base = f"http://{class_address(args.host)}:{args.port}"

@@ -15,8 +15,9 @@ Endpoints:
   reactlab's own fields: `reactlab_debug` (below), `reactlab_help` (`assist`) and
   `reactlab_choice` (true: under `tool_choice="auto"`, decode under a schema that allows an
   answer or calls valid for their tool's schema, `constrain.choice_schema`; off by default) and
-  `reactlab_more_calls` (true: after the model's calls, open the next `<tool_call>` for it and
-  keep a new call whose new values the question names, `more_calls`; off by default).
+  `reactlab_more_calls` (after the model's calls, open the next `<tool_call>` for it and keep a
+  new call whose new values the question names, `more_calls`; by default as the help goes: on
+  with it, unless the server was started with `--no-more-calls`).
 - `GET /v1/debug/last` -> the teaching view of the latest completion (below).
 
 Seeing what the model really saw and said: add `"reactlab_debug": true` to the request body
@@ -179,11 +180,12 @@ async def _client_gone(request: Request) -> None:
 
 
 def create_app(pool: ModelPool, api_key: str | None = None, limits: Limits | None = None,
-               parallel: int = 1, help: bool = True) -> FastAPI:
+               parallel: int = 1, help: bool = True, more_calls: bool = True) -> FastAPI:
     """The ASGI app around `pool` (engines by model name), running up to `parallel`
     generations at once (the engines must have as many slots). Example: see
     `replay.serve_replay`. `help=False` turns the small-model help (`assist`) off for every
-    request."""
+    request; `more_calls=False` leaves only its more calls (`more_calls`) off, unless a request
+    asks for them."""
     scheduler = Scheduler(slots=parallel)
     limits = (limits or Limits()).checked()
 
@@ -252,7 +254,8 @@ def create_app(pool: ModelPool, api_key: str | None = None, limits: Limits | Non
         req = await asyncio.to_thread(parse_body, raw, limits)  # linear, but maybe megabytes
         engine = await pool.get(req.model)
         try:
-            turn = await asyncio.to_thread(Turn, req, engine, limits.max_tool_calls, help)
+            turn = await asyncio.to_thread(Turn, req, engine, limits.max_tool_calls, help,
+                                           more_calls)
         except TemplateError as exc:
             raise APIError(400, f"The chat template could not render these messages: {exc}",
                            "messages", "template_error") from None
@@ -304,7 +307,7 @@ async def _stream(app: FastAPI, turn: Turn, events):
 @contextlib.contextmanager
 def serve_in_thread(pool: ModelPool, api_key: str | None = None,
                     limits: Limits | None = None, parallel: int = 1,
-                    help: bool = True) -> Iterator[str]:
+                    help: bool = True, more_calls: bool = True) -> Iterator[str]:
     """Serve `create_app(pool)` on a free loopback port in a daemon thread; yield the base URL.
 
     Example: with serve_in_thread(pool) as url: url -> "http://127.0.0.1:41873/v1"
@@ -316,7 +319,8 @@ def serve_in_thread(pool: ModelPool, api_key: str | None = None,
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # see __main__
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = create_app(pool, api_key=api_key, limits=limits, parallel=parallel, help=help)
+    app = create_app(pool, api_key=api_key, limits=limits, parallel=parallel, help=help,
+                     more_calls=more_calls)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
                                            http=protocol(limits.upload_timeout)))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,

@@ -18,7 +18,8 @@ server gets no such help, so the server gives it, in three rules:
    ("you can use the `get_weather` function…"), measured on the OpenAI Agents SDK.
 
 (A fourth rule acts at any turn, not only after tool results: a call with a made-up number,
-in `reactlab.server.invented`.)
+in `reactlab.server.invented`. A fifth adds rather than retries: where parallel calls are
+allowed, the next `<tool_call>` is opened after the model's calls, `reactlab.server.more_calls`.)
 
 Each retry adds a short system note at the end of the conversation saying what is already
 known (`note`). What this module holds: the pure pieces (which calls are answered, the

@@ -20,7 +20,9 @@ already has a result for is not returned again (the model writes once more, cons
 answer or a different call, then if need be without tools), and an empty reply or a plan that
 names a tool instead of using its result is retried once without tools. At any turn, a call
 whose required number argument holds a number the conversation never wrote (`invented`) is not
-returned, and when no call is left the model is asked once more without tools. With the help
+returned, and when no call is left the model is asked once more without tools. Where parallel
+calls are allowed, the next `<tool_call>` is opened after the model's calls (`more_calls`: part
+of the help unless the request or the server says otherwise). With the help
 on, a reply right after tool results streams in one piece at the end (held back whole, so a
 retry never has to take back text already sent).
 
@@ -82,7 +84,7 @@ class Turn:
     """The plan and the reply of one /v1/chat/completions request."""
 
     def __init__(self, req: ChatRequest, engine, max_tool_calls: int = Limits.max_tool_calls,
-                 help: bool = True):
+                 help: bool = True, more: bool = True):
         self.req = req
         self.max_tool_calls = max_tool_calls
         self.engine = engine
@@ -113,8 +115,11 @@ class Turn:
         self.made_up_dropped: list = []  # calls with a number nobody wrote, not sent (help on)
         self._written: set[float] | None = None  # the conversation's numbers (`invented`)
         self.interventions: list[dict] = []
-        # More calls after a complete one (`more_calls`), where the request asked and allows it.
-        self.more = (req.more_calls and self.use_tools and req.parallel_tool_calls
+        # More calls after a complete one (`more_calls`): part of the help (unless the server
+        # was started without them, `more`=False) where the request says nothing of them
+        # ("reactlab_more_calls"), and only where it allows parallel calls.
+        asked = (self.help and more) if req.more_calls is None else req.more_calls
+        self.more = (asked and self.use_tools and req.parallel_tool_calls
                      and req.tool_choice == "auto" and self.mode == "normal")
         self.opened: list[dict] = []     # each <tool_call> opened for the model, and its fate
         self.attempts: list[dict] = []

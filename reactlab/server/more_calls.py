@@ -3,9 +3,12 @@
 Measured on BFCL's parallel cases: the 1.5B writes one call and ends its turn, with a
 probability of 0.98–1.00 of ending right after the first call, on questions that need two
 calls and on questions that need one alike ("What's the weather like in Boston and in San
-Francisco?" gets Boston only). Waiting for a second call gets nothing. So, when a request asks
-for it (`"reactlab_more_calls": true`) and allows parallel calls, the server writes the
-template's own `<tool_call>` opening after the model's calls and lets the model fill it in.
+Francisco?" gets Boston only). Waiting for a second call gets nothing. So, where a request
+allows parallel calls, the server writes the template's own `<tool_call>` opening after the
+model's calls and lets the model fill it in. It is part of the server's help (`assist`): on
+unless the request says `"reactlab_more_calls": false` or `"reactlab_help": false`, or the server
+was started with `--no-more-calls` or `--no-help`; a request with the help off may still ask for
+it with `"reactlab_more_calls": true` (the course's native agent does under `Guards.more_calls`).
 Given that opening, the model often writes the rest of its calls at once (a call, a stray
 fence closing, then one fenced call after another); each is kept, in order, only if
 
@@ -21,9 +24,12 @@ It stops at the first call it does not keep, and at the request's cap on calls; 
 in an opened tag was kept, it opens the next one. The last rule is what separates a second
 city the question names from a value the model makes up when it is pushed to write a call no
 question asked for. What this module does NOT do: decide when to try (`chat.Turn`: only under
-`tool_choice` "auto" or "required", with `parallel_tool_calls` true, after a reply that made a
-call), or check argument types (the schema does not constrain the continuation). Off by
-default. Measured in `benchmarks/results/bfcl_notes.md`; not used by the notebooks.
+`tool_choice` "auto" without `reactlab_choice`, with `parallel_tool_calls` true, after a reply
+that made a call), or check argument types (the schema does not constrain the continuation). Measured in
+`benchmarks/results/bfcl_notes.md` (BFCL's parallel cases: 0/24 without it, 11/24 with it, at
+about 1.7 times the time per case) and `frameworks.md`. The course's agents switch the
+help off, so their runs never meet it; the raw requests of notebooks 05–07 do (05's parallel
+calls meet it, and notebook 09 lists it with the rest of the help).
 """
 
 from __future__ import annotations

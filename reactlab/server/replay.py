@@ -158,7 +158,8 @@ def _common(a: list[str], b: list[str]) -> int:
 
 @contextlib.contextmanager
 def serve_replay(texts_or_engine, api_key: str | None = None, limits: Limits | None = None,
-                 parallel: int | None = None, help: bool = True) -> Iterator[str]:
+                 parallel: int | None = None, help: bool = True,
+                 more_calls: bool = True) -> Iterator[str]:
     """Run the real app with a ReplayEngine on a free loopback port; yield its base URL.
 
     `parallel` (slots in the scheduler) defaults to the engine's own.
@@ -170,5 +171,6 @@ def serve_replay(texts_or_engine, api_key: str | None = None, limits: Limits | N
     pool = ModelPool(lambda name: engine, engine.model)
     pool.load()  # like `python -m reactlab.server`: the default model is loaded before serving
     with serve_in_thread(pool, api_key=api_key, limits=limits,
-                         parallel=parallel or engine.parallel, help=help) as url:
+                         parallel=parallel or engine.parallel, help=help,
+                         more_calls=more_calls) as url:
         yield url

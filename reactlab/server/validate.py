@@ -51,7 +51,8 @@ class ChatRequest:
     cache_prompt: bool = True          # llama.cpp extension: false re-reads the whole prompt
     help: bool = True                  # reactlab extension: "reactlab_help": false (see assist)
     choice: bool = False               # reactlab extension: "reactlab_choice": true (constrain)
-    more_calls: bool = False           # reactlab extension: "reactlab_more_calls": true (more_calls)
+    more_calls: bool | None = None     # reactlab extension: "reactlab_more_calls" (more_calls);
+                                       # None: as the help goes (on with it, off without)
 
     @property
     def tool_names(self) -> list[str]:
@@ -72,7 +73,7 @@ def _number(body: dict, key: str, lo: float, hi: float, integer: bool = False):
     return value
 
 
-def _flag(body: dict, key: str, default: bool) -> bool:
+def _flag(body: dict, key: str, default: bool | None) -> bool | None:
     value = body.get(key, default)
     if value is None:
         return default
@@ -264,4 +265,4 @@ def parse_body(raw: bytes, limits: Limits | None = None) -> ChatRequest:
         stop=_stop(body), response_schema=_response_schema(body),
         debug=_flag(body, "reactlab_debug", False), cache_prompt=_flag(body, "cache_prompt", True),
         help=_flag(body, "reactlab_help", True), choice=_flag(body, "reactlab_choice", False),
-        more_calls=_flag(body, "reactlab_more_calls", False))
+        more_calls=_flag(body, "reactlab_more_calls", None))
