@@ -4,7 +4,8 @@ LangChain (`ChatOpenAI.bind_tools` in a hand-written loop), smolagents (`ToolCal
 `OpenAIServerModel`) and the OpenAI Agents SDK (`OpenAIChatCompletionsModel`, tracing off) each
 run a handful of seed tasks of the suite (`tasks.py`: weather, prices, a comparison, the
 savings question), once with the server's help for small models on (the default) and once with
-`"reactlab_help": false` in every request. The tools are the course tools, wrapped by
+`"reactlab_help": false` in every request (`--settings`; `one-call` is the help without its more
+calls, `"reactlab_more_calls": false`). The tools are the course tools, wrapped by
 `reactlab.recorder.ToolRecorder`; each run is scored exactly like the agents' runs
 (`scoring.classify`: anchors + the grader's verdict). Temperature 0, the date pinned.
 
@@ -16,6 +17,7 @@ Usage (from the repository root; needs the `frameworks` extra):
     .venv/bin/python benchmarks/frameworks.py                 # the local 1.5B, 5 tasks x 3 x 2
     .venv/bin/python benchmarks/frameworks.py --replay        # smoke test, no model
     .venv/bin/python benchmarks/frameworks.py --tasks t05_weather_bj_zh --frameworks langchain
+    .venv/bin/python benchmarks/frameworks.py --settings on,one-call,off
 Writes benchmarks/results/frameworks.md (and frameworks_runs.jsonl, one record per run).
 """
 
@@ -44,6 +46,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 SEED_TASKS = ("t05_weather_bj_zh", "t07_price_qd_zh", "t13_weather_bj_gz_zh", "t14_qd_vs_mt_zh",
               "t19_savings_zh")
 FRAMEWORKS = ("langchain", "smolagents", "openai-agents")
+# what each setting adds to every request's body
+SETTINGS = {"on": {}, "one-call": {"reactlab_more_calls": False}, "off": {"reactlab_help": False}}
 MAX_STEPS = 6
 MAX_TOKENS = 400
 KEY = "not-needed"
@@ -134,11 +138,11 @@ class StepLimit(Exception):
     """The framework's budget ran out before an answer."""
 
 
-def run_one(framework: str, task, url: str, model: str, help: bool) -> dict:
-    """One task under one framework: the scored record."""
+def run_one(framework: str, task, url: str, model: str, setting: str) -> dict:
+    """One task under one framework and one of SETTINGS: the scored record."""
     rec = ToolRecorder()
     tools = [rec.wrap(t) for t in registry_for(task)]
-    extra = {} if help else {"reactlab_help": False}
+    extra = dict(SETTINGS[setting])
     start = time.perf_counter()
     status, answer, error = "final", None, None
     try:
@@ -150,8 +154,9 @@ def run_one(framework: str, task, url: str, model: str, help: bool) -> dict:
     wall = time.perf_counter() - start
     run = rec.result(task.question, answer, framework=framework, status=status, error=error)
     ok, mode, missing = classify(task, run)
-    return {"framework": framework, "help": help, "task": task.id, "ok": ok, "mode": mode,
-            "missing": missing, "answer": answer, "status": status, "error": error,
+    return {"framework": framework, "setting": setting, "help": setting != "off",
+            "task": task.id, "ok": ok, "mode": mode, "missing": missing, "answer": answer,
+            "status": status, "error": error,
             "calls": [f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)})"
                       for c in rec.calls],
             "repeats": sum(n - 1 for n in rec.repeats().values()), "wall_s": round(wall, 2)}
@@ -205,39 +210,47 @@ def stop_server(proc: subprocess.Popen, script: Path | None) -> None:
 
 # --- the report -----------------------------------------------------------------------------
 
+def setting_of(record: dict) -> str:
+    """The record's setting; records written before there were settings have only `help`."""
+    return record.get("setting") or ("on" if record["help"] else "off")
+
+
 def report(records: list[dict], tasks: list, frameworks: list[str], replay: bool,
            model: str, seconds: float) -> str:
+    settings = [s for s in SETTINGS if any(setting_of(r) == s for r in records)]
     lines = ["# Agent frameworks on the local server, with and without its help", "",
              (f"Model: {'the replay engine (smoke test: these numbers mean nothing)' if replay else model}"
-             f"; {len(tasks)} tasks x {len(frameworks)} frameworks x help on/off; temperature 0, "
+             f"; {len(tasks)} tasks x {len(frameworks)} frameworks x help {'/'.join(settings)}; "
+             "temperature 0, "
              f"max {MAX_STEPS} steps; {seconds / 60:.1f} min in all. Written by "
              "`benchmarks/frameworks.py`; scored like the agents' runs (anchors + the grader)."),
              "", "| framework | help | solved | repeated calls | mean s per task |",
              "|---|---|---|---|---|"]
     for fw in frameworks:
-        for help in (True, False):
-            rows = [r for r in records if r["framework"] == fw and r["help"] == help]
+        for setting in settings:
+            rows = [r for r in records if r["framework"] == fw and setting_of(r) == setting]
             if not rows:
                 continue
             solved = sum(r["ok"] for r in rows)
-            lines.append(f"| {fw} | {'on' if help else 'off'} | {solved}/{len(rows)} | "
+            lines.append(f"| {fw} | {setting} | {solved}/{len(rows)} | "
                          f"{sum(r['repeats'] for r in rows)} | "
                          f"{sum(r['wall_s'] for r in rows) / len(rows):.1f} |")
     lines += ["", "Per task (✔ solved, else the failure mode):", "",
-              "| task | " + " | ".join(f"{fw} on | {fw} off" for fw in frameworks) + " |",
-              "|---|" + "---|" * (2 * len(frameworks))]
+              "| task | " + " | ".join(f"{fw} {s}" for fw in frameworks for s in settings) + " |",
+              "|---|" + "---|" * (len(settings) * len(frameworks))]
     for task in tasks:
         cells = []
         for fw in frameworks:
-            for help in (True, False):
-                r = next((r for r in records if r["framework"] == fw and r["help"] == help
+            for setting in settings:
+                r = next((r for r in records if r["framework"] == fw and setting_of(r) == setting
                           and r["task"] == task.id), None)
                 cells.append("" if r is None else "✔" if r["ok"] else r["mode"])
         lines.append(f"| {task.id} | " + " | ".join(cells) + " |")
     lines += ["", ("\"repeated calls\": tool calls made again with the same arguments in one run "
               "(the server's help drops such a call when the model asks for it after its "
               "result). smolagents sends `tool_choice=\"required\"` and its results as text, so "
-              "the help never acts on it: its two rows differ only by chance."), ""]
+              "the help never acts on it: its rows differ only by chance. `one-call`: the help "
+              "without its more calls (`\"reactlab_more_calls\": false`)."), ""]
     return "\n".join(lines)
 
 
@@ -246,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replay", action="store_true", help="the replay engine: no model")
     ap.add_argument("--tasks", default=",".join(SEED_TASKS), help="comma-separated task ids")
     ap.add_argument("--frameworks", default=",".join(FRAMEWORKS), help="comma-separated")
+    ap.add_argument("--settings", default="on,off",
+                    help=f"comma-separated, from {', '.join(SETTINGS)}")
     ap.add_argument("--model", default=DEFAULT_MODEL)
     ap.add_argument("--out", type=Path, default=RESULTS / "frameworks.md")
     args = ap.parse_args(argv)
@@ -254,17 +269,20 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [f for f in frameworks if f not in RUNNERS]
     if unknown:
         ap.error(f"unknown framework(s) {unknown}; choose from {', '.join(FRAMEWORKS)}")
+    settings = [s for s in args.settings.split(",") if s]
+    if not settings or any(s not in SETTINGS for s in settings):
+        ap.error(f"--settings: choose from {', '.join(SETTINGS)}")
     os.environ["REACTLAB_TODAY"], os.environ["REACTLAB_WEATHER"] = TODAY, "snapshot"
     start = time.perf_counter()
     proc, url, script = start_server(args.replay, args.model)
     records = []
     try:
         for fw in frameworks:
-            for help in (True, False):
+            for setting in settings:
                 for task in tasks:
-                    r = run_one(fw, task, url, args.model, help)
+                    r = run_one(fw, task, url, args.model, setting)
                     records.append(r)
-                    print(f"{fw:14} help {'on ' if help else 'off'} {task.id:24} "
+                    print(f"{fw:14} help {setting:8} {task.id:24} "
                           f"{'✔' if r['ok'] else '✘ ' + r['mode']} ({r['wall_s']} s)", flush=True)
     finally:
         stop_server(proc, script)
