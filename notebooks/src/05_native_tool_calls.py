@@ -578,7 +578,11 @@ print(grade(as_run(question, [streamed_calls], second.content), Expected(parts=(
 #
 # One reply may hold several calls — the model saying "these are independent, run them all".
 # `parallel_tool_calls=True` tells the server the client takes several calls in one reply (it
-# is OpenAI's default; sent here to make it visible). **Predict:** for "北京和广州今天天气怎么样？" a model that plans well asks for two
+# is OpenAI's default; sent here to make it visible). On reactlab's local server it also means
+# one more `<tool_call>` is opened for the model after its calls, and a new call it writes there
+# is kept when its values are in the question (part of the server's help for small models,
+# notebook 09; `extra_body={"reactlab_more_calls": False}` leaves it out). Every call below is
+# still one the model wrote. **Predict:** for "北京和广州今天天气怎么样？" a model that plans well asks for two
 # `get_weather` calls in one reply; a weaker one asks for one city, or merges both into one
 # argument. Let's see which happened:
 
@@ -589,7 +593,10 @@ print(grade(as_run(question, [streamed_calls], second.content), Expected(parts=(
 # ## 6. 并行调用：北京*和*广州
 #
 # 一条回复里可以有多个调用——模型在说"这些互不依赖，全都执行吧"。`parallel_tool_calls=True` 告诉服务器，
-# 客户端接受一条回复里有多个调用（这是 OpenAI 的默认值；这里写出来是为了让它看得见）。**先预测：** 对于
+# 客户端接受一条回复里有多个调用（这是 OpenAI 的默认值；这里写出来是为了让它看得见）。在 reactlab 的本地服务器上，
+# 它还意味着：模型写完调用后，服务器会替它再打开一个 `<tool_call>`，模型在里面写的新调用，只要其中的值都在问题里，
+# 就会被保留（这是服务器为小模型提供的帮助的一部分，见第 09 课；`extra_body={"reactlab_more_calls": False}`
+# 可以不要它）。下面的每个调用仍然都是模型自己写的。**先预测：** 对于
 # "北京和广州今天天气怎么样？"，规划得好的模型会在一条回复里请求两个 `get_weather` 调用；
 # 差一点的只问一个城市，或者把两个城市塞进同一个参数。看看这次是哪种：
 

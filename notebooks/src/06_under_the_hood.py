@@ -365,12 +365,13 @@ else:
 # tool. Nothing was wrong with the model's choice of tool or arguments: reactlab's server, reading
 # fences and bare JSON that name a known tool, turned the same text into a call. That is why the
 # series' server parses leniently — and why "this model cannot call tools" is sometimes a
-# statement about the parser. (BFCL's own summary is in `benchmarks/results/bfcl.md`; with
-# their defaults reactlab's server fails the parallel categories because the model writes one
-# call and stops; llama.cpp's fails every category that needs a call, parallel included, because
-# its parser reads
-# none of the fenced calls. reactlab's server has an opt-in, `"reactlab_more_calls": true`, that opens the next
-# `<tool_call>` for the model; its row in the same file says what that recovers.)
+# statement about the parser. (BFCL's own summary is in `benchmarks/results/bfcl.md`.
+# llama.cpp's server fails every category that needs a call, parallel included, because its
+# parser reads none of the fenced calls. Left alone, this model writes one call and stops, so
+# reactlab's server opens the next `<tool_call>` for it after its calls when the request allows
+# parallel calls, and keeps a new call whose values the question names; the same file's
+# `reactlab-one-call` row, with that switched off by `"reactlab_more_calls": false`, answers no
+# parallel case.)
 
 # %% [markdown] lang="zh-CN"
 # 模型把调用写成了 ```` ```json ```` 代码块——第 3 节的解析器能读的一种形态（`[fence]`）。只接受 `<tool_call>` 标签的解析器
@@ -378,9 +379,10 @@ else:
 # "答案"是一段 JSON，工具永远不会被执行。模型选的工具和参数都没有问题：reactlab 的服务器会读取点名了
 # 已知工具的代码块和裸 JSON，把同一段文本变成了调用。这就是本系列的服务器采用宽松解析的原因——也是为什么
 # "这个模型不会调用工具"有时其实是在说解析器。（BFCL 自己的汇总在 `benchmarks/results/bfcl.md`；
-# 在默认设置下，reactlab 的服务器在并行类别上失败，因为模型写完一个调用就停了；llama.cpp 的服务器在所有需要调用的类别上都失败（并行类别也在内），因为它的解析器一个代码块里的调用也读不出来。reactlab 的服务器有一个
-# 需要主动开启的选项 `"reactlab_more_calls": true`，替模型打开下一个 `<tool_call>`；它能补回多少，
-# 见同一文件里它的那一行。）
+# llama.cpp 的服务器在所有需要调用的类别上都失败（并行类别也在内），因为它的解析器一个代码块里的调用也读不出来。
+# 这个模型如果不管它，写完一个调用就停了；所以当请求允许并行调用时，reactlab 的服务器会在模型的调用之后
+# 替它打开下一个 `<tool_call>`，并保留其中的值都出现在问题里的新调用；同一文件里的 `reactlab-one-call`
+# 那一行用 `"reactlab_more_calls": false` 关掉了这一点，一个并行用例也没有答对。）
 
 # %% [markdown]
 # ## 4. `tool_choice="required"`: constrained decoding

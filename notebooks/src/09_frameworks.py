@@ -330,9 +330,9 @@ server_help()
 # Tried on this server before it had any help, two of the frameworks met a small model's habits head on: after the tool
 # result, the model asked for **the same call again** (same name, same arguments), or wrote
 # **nothing**. LangChain's round trip then ended with an empty answer; the Agents SDK called
-# `get_weather('广州')` again and again and finished with an empty output. Measured on five tasks
+# `get_weather('广州')` again and again and finished with an empty output. Measured on ten tasks
 # (`benchmarks/results/frameworks.md`): with the help off, LangChain and the Agents SDK solved
-# none of them (10 and 11 repeated calls). Our own agents have guards for both (notebook 07); a
+# none of them (20 and 21 repeated calls); with it on, 7 and 5. Our own agents have guards for both (notebook 07); a
 # framework has none. So the server helps, mostly after tool results:
 #
 # - a call the conversation already has a result for is not returned; the model writes once
@@ -345,10 +345,19 @@ server_help()
 #   conversation (a value the model made up, typically when no tool fits the question) is not
 #   returned, and if no call is left the model is asked once more without tools. The course's
 #   tools take only strings, so this rule never touches the runs in this series; it is measured
-#   on BFCL's questions in `benchmarks/results/bfcl_notes.md`.
+#   on BFCL's questions in `benchmarks/results/bfcl_notes.md`;
+# - and where the request allows parallel calls (`parallel_tool_calls`, true unless the client
+#   says otherwise), the server opens one more `<tool_call>` after the model's calls and keeps a
+#   call the model writes there only if it is new and its new values are in the question: "北京和
+#   广州" can then get both calls in one reply, where this model on its own writes one and stops.
+#   It costs one more short generation per reply with a call; on BFCL's parallel questions it
+#   answers 11 of 24 instead of none, on the ten tasks above it changed no framework's score by
+#   more than one task. Off for a request with `extra_body={"reactlab_more_calls": False}`, for
+#   the server with `reactlab serve --no-more-calls`.
 #
 # It never acts when the client forced a call (smolagents' `tool_choice="required"`), and every
-# intervention is in the debug view (`server_help()` above). Off for one request with
+# intervention is in the debug view (`server_help()` above; the opened calls under its
+# `more_calls`). Off for one request with
 # `extra_body={"reactlab_help": False}`, or for the whole server with `reactlab serve --no-help`.
 # One thing is not part of the help and stays on: a reply that writes the same calls again and
 # again is cut at the second repeat (`repeat_stop` in the debug view) — the client gets the same
@@ -358,14 +367,15 @@ server_help()
 # %% [markdown] lang="zh-CN"
 # ## 6. 服务器的帮助，以及没有它的同一次运行
 #
-# 在服务器还没有任何帮助时试过，有两个框架正面撞上了小模型的习惯：拿到工具结果之后，模型**又请求了同一个调用**（同样的名字、同样的参数），或者**什么都没写**。LangChain 的往返因此以空答案结束；Agents SDK 把 `get_weather('广州')` 调了一遍又一遍，最后输出为空。在五个任务上的测量（`benchmarks/results/frameworks.md`）：关掉帮助时，LangChain 和 Agents SDK 一个都没答对（分别重复调用了 10 次和 11 次）。我们自己的智能体对这两种情况都有护栏（第 07 课）；框架没有。所以服务器来帮忙，主要是在工具结果之后：
+# 在服务器还没有任何帮助时试过，有两个框架正面撞上了小模型的习惯：拿到工具结果之后，模型**又请求了同一个调用**（同样的名字、同样的参数），或者**什么都没写**。LangChain 的往返因此以空答案结束；Agents SDK 把 `get_weather('广州')` 调了一遍又一遍，最后输出为空。在十个任务上的测量（`benchmarks/results/frameworks.md`）：关掉帮助时，LangChain 和 Agents SDK 一个都没答对（分别重复调用了 20 次和 21 次）；打开帮助时，分别答对 7 个和 5 个。我们自己的智能体对这两种情况都有护栏（第 07 课）；框架没有。所以服务器来帮忙，主要是在工具结果之后：
 #
 # - 对话里已经有结果的调用不会再返回给客户端；模型会再写一次，这次受约束（第 06 课）只能写 `{"answer": "…"}` 或一个调用，并附上一条简短的说明，告诉它已经拿到的结果；如果它还是写了同一个调用，就最后再问一次，不提供工具；
 # - 紧跟在工具结果之后的空回复会再问一次，不提供工具；
 # - 只提到工具名、却没有用上结果的计划（没有调用，也没有结果里的任何数字）也一样，并附上一条说明结果的提示；
-# - 在任何一轮，如果某个调用的必填数字参数里有一个对话中哪里都没写过的数字（模型编出来的值，通常是没有合适工具的时候），这个调用不会返回；如果一个调用都不剩，就不提供工具再问模型一次。本课程的工具只接受字符串，所以这条规则不会碰到本系列里的任何运行；它在 BFCL 的题目上的测量见 `benchmarks/results/bfcl_notes.md`。
+# - 在任何一轮，如果某个调用的必填数字参数里有一个对话中哪里都没写过的数字（模型编出来的值，通常是没有合适工具的时候），这个调用不会返回；如果一个调用都不剩，就不提供工具再问模型一次。本课程的工具只接受字符串，所以这条规则不会碰到本系列里的任何运行；它在 BFCL 的题目上的测量见 `benchmarks/results/bfcl_notes.md`；
+# - 当请求允许并行调用时（`parallel_tool_calls`，除非客户端另有说明，默认为 true），服务器会在模型的调用之后再替它打开一个 `<tool_call>`，只有当模型在里面写的调用是新的、而且其中新出现的值都在问题里时才保留：于是“北京和广州”可以在一条回复里得到两个调用——这个模型自己只会写一个就停下。代价是每条含调用的回复多一次简短的生成；在 BFCL 的并行题目上，它答对 24 个中的 11 个（关掉时一个也没有），在上面的十个任务上，它让每个框架的成绩变化都不超过一个任务。对单个请求关闭：`extra_body={"reactlab_more_calls": False}`；对整台服务器关闭：`reactlab serve --no-more-calls`。
 #
-# 客户端强制要求调用时（smolagents 的 `tool_choice="required"`），它从不出手；每一次干预都记在调试视图里（上面的 `server_help()`）。对单个请求关闭：`extra_body={"reactlab_help": False}`；对整台服务器关闭：`reactlab serve --no-help`。有一件事不属于帮助，始终开着：一条把同样的调用写了又写的回复，会在第二次重复时被截住（调试视图里的 `repeat_stop`）——客户端拿到的调用不变，只是来得更早。下面把第 3 节的 LangChain 运行再跑一次，关掉帮助——模型的回复就是它写出来的样子：
+# 客户端强制要求调用时（smolagents 的 `tool_choice="required"`），它从不出手；每一次干预都记在调试视图里（上面的 `server_help()`；替模型打开的调用记在其中的 `more_calls` 下）。对单个请求关闭：`extra_body={"reactlab_help": False}`；对整台服务器关闭：`reactlab serve --no-help`。有一件事不属于帮助，始终开着：一条把同样的调用写了又写的回复，会在第二次重复时被截住（调试视图里的 `repeat_stop`）——客户端拿到的调用不变，只是来得更早。下面把第 3 节的 LangChain 运行再跑一次，关掉帮助——模型的回复就是它写出来的样子：
 
 # %%
 # NBVAL_IGNORE_OUTPUT
