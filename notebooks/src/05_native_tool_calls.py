@@ -579,8 +579,8 @@ print(grade(as_run(question, [streamed_calls], second.content), Expected(parts=(
 # One reply may hold several calls — the model saying "these are independent, run them all".
 # `parallel_tool_calls=True` tells the server the client takes several calls in one reply (it
 # is OpenAI's default; sent here to make it visible). On reactlab's local server it also means
-# one more `<tool_call>` is opened for the model after its calls, and a new call it writes there
-# is kept when its values are in the question (part of the server's help for small models,
+# one more `<tool_call>` is opened for the model after its calls, and a call it writes there is
+# kept when it is new and its new values are in the question (part of the server's help for small models,
 # notebook 09; `extra_body={"reactlab_more_calls": False}` leaves it out). Every call below is
 # still one the model wrote. **Predict:** for "北京和广州今天天气怎么样？" a model that plans well asks for two
 # `get_weather` calls in one reply; a weaker one asks for one city, or merges both into one
@@ -594,7 +594,7 @@ print(grade(as_run(question, [streamed_calls], second.content), Expected(parts=(
 #
 # 一条回复里可以有多个调用——模型在说"这些互不依赖，全都执行吧"。`parallel_tool_calls=True` 告诉服务器，
 # 客户端接受一条回复里有多个调用（这是 OpenAI 的默认值；这里写出来是为了让它看得见）。在 reactlab 的本地服务器上，
-# 它还意味着：模型写完调用后，服务器会替它再打开一个 `<tool_call>`，模型在里面写的新调用，只要其中的值都在问题里，
+# 它还意味着：模型写完调用后，服务器会替它再打开一个 `<tool_call>`，模型在里面写的调用，只要是新的、而且其中新出现的值都在问题里，
 # 就会被保留（这是服务器为小模型提供的帮助的一部分，见第 09 课；`extra_body={"reactlab_more_calls": False}`
 # 可以不要它）。下面的每个调用仍然都是模型自己写的。**先预测：** 对于
 # "北京和广州今天天气怎么样？"，规划得好的模型会在一条回复里请求两个 `get_weather` 调用；
@@ -652,13 +652,16 @@ print(grade(as_run(two_cities, [first_results], None, status="max_steps"),
 # The error text goes back as the tool result — that is what `registry.run` returns instead of
 # raising — so the model can read it and try again. Echo the assistant message, answer each call
 # id, and ask again. (When the notebook was last run, the model read the refusal and asked for
-# 北京 and 广州 in two calls in one reply: a real parallel call. The cell asks again only if a
-# call above failed, and prints what the model did this time.)
+# 北京 and 广州 in two calls in one reply: a real parallel call. Both calls were in its own
+# reply: checked once with notebook 06's debug view, the `<tool_call>` the server then opened
+# held a call for 上海, which the question never names, so nothing was added. The cell asks
+# again only if a call above failed, and prints what the model did this time.)
 
 # %% [markdown] lang="zh-CN"
 # 错误文本会作为工具结果发回去——`registry.run` 不抛异常，而是返回它——这样模型能读到它并重试。
 # 回传 assistant 消息，回应每个调用 id，然后再问一次。（上次运行时，模型读到拒绝信息后，在一条回复里
-# 用两个调用分别请求了北京和广州：真正的并行调用。只有上面有调用失败时，这个单元格才会再问，
+# 用两个调用分别请求了北京和广州：真正的并行调用。这两个调用都在模型自己的回复里：用第 06 课的调试视图查过一次，
+# 服务器随后替它打开的 `<tool_call>` 里写的是上海——问题里根本没提到——所以什么也没有加上。只有上面有调用失败时，这个单元格才会再问，
 # 并打印模型这次做了什么。）
 
 # %%
