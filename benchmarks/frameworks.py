@@ -154,8 +154,7 @@ def run_one(framework: str, task, url: str, model: str, setting: str) -> dict:
     wall = time.perf_counter() - start
     run = rec.result(task.question, answer, framework=framework, status=status, error=error)
     ok, mode, missing = classify(task, run)
-    return {"framework": framework, "setting": setting, "help": setting != "off",
-            "task": task.id, "ok": ok, "mode": mode, "missing": missing, "answer": answer,
+    return {"framework": framework, "setting": setting, "task": task.id, "ok": ok, "mode": mode, "missing": missing, "answer": answer,
             "status": status, "error": error,
             "calls": [f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)})"
                       for c in rec.calls],
@@ -210,14 +209,9 @@ def stop_server(proc: subprocess.Popen, script: Path | None) -> None:
 
 # --- the report -----------------------------------------------------------------------------
 
-def setting_of(record: dict) -> str:
-    """The record's setting; records written before there were settings have only `help`."""
-    return record.get("setting") or ("on" if record["help"] else "off")
-
-
 def report(records: list[dict], tasks: list, frameworks: list[str], replay: bool,
            model: str, seconds: float) -> str:
-    settings = [s for s in SETTINGS if any(setting_of(r) == s for r in records)]
+    settings = [s for s in SETTINGS if any(r["setting"] == s for r in records)]
     lines = ["# Agent frameworks on the local server, with and without its help", "",
              (f"Model: {'the replay engine (smoke test: these numbers mean nothing)' if replay else model}"
              f"; {len(tasks)} tasks x {len(frameworks)} frameworks x help {'/'.join(settings)}; "
@@ -228,7 +222,7 @@ def report(records: list[dict], tasks: list, frameworks: list[str], replay: bool
              "|---|---|---|---|---|"]
     for fw in frameworks:
         for setting in settings:
-            rows = [r for r in records if r["framework"] == fw and setting_of(r) == setting]
+            rows = [r for r in records if r["framework"] == fw and r["setting"] == setting]
             if not rows:
                 continue
             solved = sum(r["ok"] for r in rows)
@@ -242,7 +236,7 @@ def report(records: list[dict], tasks: list, frameworks: list[str], replay: bool
         cells = []
         for fw in frameworks:
             for setting in settings:
-                r = next((r for r in records if r["framework"] == fw and setting_of(r) == setting
+                r = next((r for r in records if r["framework"] == fw and r["setting"] == setting
                           and r["task"] == task.id), None)
                 cells.append("" if r is None else "✔" if r["ok"] else r["mode"])
         lines.append(f"| {task.id} | " + " | ".join(cells) + " |")

@@ -14,8 +14,9 @@ from benchmarks.tasks import TASKS_BY_ID
 
 def test_the_report_counts_each_framework_and_help_setting():
     tasks = [TASKS_BY_ID["t05_weather_bj_zh"], TASKS_BY_ID["t07_price_qd_zh"]]
-    records = [{"framework": "langchain", "help": h, "task": t.id, "ok": h or t.id == "t07_price_qd_zh",
-                "mode": "solved" if h else "wrong_answer", "repeats": 0 if h else 2, "wall_s": 1.0}
+    records = [{"framework": "langchain", "setting": "on" if h else "off", "task": t.id,
+                "ok": h or t.id == "t07_price_qd_zh", "mode": "solved" if h else "wrong_answer",
+                "repeats": 0 if h else 2, "wall_s": 1.0}
                for h in (True, False) for t in tasks]
     text = fw.report(records, tasks, ["langchain"], replay=False, model="m", seconds=60)
     assert "| langchain | on | 2/2 | 0 | 1.0 |" in text
@@ -25,7 +26,7 @@ def test_the_report_counts_each_framework_and_help_setting():
 
 def test_the_report_has_a_column_per_setting_run():
     tasks = [TASKS_BY_ID["t05_weather_bj_zh"]]
-    records = [{"framework": "langchain", "setting": s, "help": s != "off", "task": tasks[0].id,
+    records = [{"framework": "langchain", "setting": s, "task": tasks[0].id,
                 "ok": s == "one-call", "mode": "wrong_answer", "repeats": 0, "wall_s": 1.0}
                for s in ("one-call", "on")]
     text = fw.report(records, tasks, ["langchain"], replay=False, model="m", seconds=60)

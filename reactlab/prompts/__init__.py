@@ -17,8 +17,9 @@ Templates (see README.md next to them):
                                what the loop tells the model after an empty reply, a plan
                                without a call ({names}, {first}), a second such plan, a
                                repeated call, and when a budget ran out
-- `grounding_missing`, `grounding_compute`, `grounding_fact`, `grounding_settled`, `grounding_cover`, `held_back`,
-  `held_back_beside`           the corrections that replace a draft the grader rejects
+- `grounding_missing`, `grounding_compute`, `grounding_fact`, `grounding_settled`,
+  `grounding_cover`, `held_back`, `held_back_beside`
+                               the corrections that replace a draft the grader rejects
                                (a name to fetch, a figure to compute, the checked fact, every
                                reading when one was left out) and
                                the result of a call held back ({tool}, {figures}: made-up
