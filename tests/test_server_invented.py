@@ -1,4 +1,5 @@
-"""A call with a made-up number (`reactlab.server.invented`), and the server's help acting on it.
+"""A call with a made-up number or name (`reactlab.server.invented`), and the server's help acting
+on it.
 
 The pure pieces first, then requests through the real `openai` SDK to a replay server whose
 script is what the model "wrote" for each attempt.
@@ -94,7 +95,7 @@ def test_required_of_an_unknown_or_odd_tool_is_empty():
     assert invented.required_of([odd], "f") == ["a"]  # no schema for "a": it may hold a number
 
 
-def test_string_arguments_are_never_judged():
+def test_required_of_leaves_string_arguments_to_made_up_names():
     assert invented.required_of(TOOLS, "get_weather") == []
     both = {"type": "function", "function": {"name": "f", "parameters": {
         "properties": {"a": {"type": ["string", "null"]}, "b": {"type": ["string", "number"]},
@@ -127,6 +128,77 @@ def test_made_up_never_raises_and_returns_only_unwritten_numbers(value, question
         return
     for arg, n in invented.made_up(text, ["v"], written):
         assert arg == "v" and isinstance(n, (int, float)) and not isinstance(n, bool)
+
+
+# --- made-up names: the same rule for required strings ----------------------------------------
+
+GROCERY = {"type": "function", "function": {
+    "name": "grocery_store_item_details", "description": "Details of a grocery item.",
+    "parameters": {"type": "object", "properties": {
+        "item_name": {"type": "string"}, "store_location": {"type": "string"},
+        "details_level": {"type": "string", "enum": ["simple", "detailed"]},
+        "tags": {"type": "array", "items": {"type": "string"}}, "n": {"type": "integer"}},
+        "required": ["item_name", "store_location", "details_level", "tags", "n"]}}}
+TOMATO = "How many calories are in a tomato?"
+
+
+def names(arguments, question, tools=(GROCERY,), name="grocery_store_item_details"):
+    messages = [{"role": "user", "content": question}]
+    return invented.made_up_names(arguments, invented.text_required_of(list(tools), name),
+                                  invented.written_text(messages),
+                                  invented.written_numbers(messages))
+
+
+def test_text_required_of_takes_strings_and_lists_of_strings_with_their_enums():
+    assert invented.text_required_of([GROCERY], "grocery_store_item_details") == {
+        "item_name": frozenset(), "store_location": frozenset(),
+        "details_level": frozenset({"simple", "detailed"}), "tags": frozenset()}
+    assert invented.text_required_of([GROCERY], "nope") == {}
+    odd = {"type": "function", "function": {"name": "f", "parameters": {
+        "properties": {"a": "x", "b": {"type": ["string", "null"]}}, "required": ["a", "b", 3]}}}
+    assert invented.text_required_of([odd, "junk"], "f") == {"b": frozenset()}
+
+
+def test_a_required_name_nobody_wrote_is_made_up():
+    # BFCL irrelevance_222: the tomato is in the question, the store's city is not
+    assert names('{"item_name": "tomato", "store_location": "New York", "details_level": '
+                 '"simple"}', TOMATO) == [("store_location", "New York")]
+    assert names('{"item_name": "tomatoes", "store_location": "the local store"}',
+                 TOMATO + " At the local store.") == []  # a word of it starts a written word
+    assert names('{"item_name": "tomato", "store_location": "x", "tags": ["red", "fruit"]}',
+                 TOMATO) == [("store_location", "x"), ("tags", "red"), ("tags", "fruit")]
+
+
+def test_a_date_counts_as_written_when_its_year_is():
+    # irrelevance_102: "2023-04-15" for "What is the time now in New York City?"
+    assert names('{"item_name": "2023-04-15"}', "What is the time now?") == [
+        ("item_name", "2023-04-15")]
+    assert names('{"item_name": "2026-12-31"}', "today is 2026-03-01; days to the year's end?") == []
+
+
+def test_enums_translations_expressions_and_cjk_conversations_are_not_judged():
+    assert names('{"details_level": "detailed"}', TOMATO) == []  # an enum's value
+    assert names('{"item_name": "北京"}', "What's the weather in Beijing?") == []
+    assert names('{"item_name": "5 * 365", "store_location": "x+y"}', TOMATO) == []
+    assert names('{"item_name": "Beijing"}', "北京今天天气怎么样？") == []
+    assert names("{broken", TOMATO) == [] and names("[1]", TOMATO) == []
+
+
+def test_the_course_tools_take_the_names_their_questions_write():
+    from reactlab.tools import default_registry
+
+    tools = default_registry().openai_tools()
+    assert names('{"location": "北京"}', "What's the weather in Beijing?", tools, "get_weather") == []
+    assert names('{"location": "Beijing"}', "What's the weather in Beijing?", tools,
+                 "get_weather") == []
+
+
+@given(st.dictionaries(st.sampled_from(["item_name", "store_location", "tags", "x"]),
+                       st.text(max_size=12) | st.lists(st.text(max_size=6), max_size=3),
+                       max_size=4), st.text(max_size=60))
+def test_made_up_names_never_raises_and_names_only_required_strings(args, question):
+    for arg, value in names(json.dumps(args), question):
+        assert arg in ("item_name", "store_location", "tags") and isinstance(value, str)
 
 
 # --- the rule, through the server -------------------------------------------------------------
@@ -191,7 +263,8 @@ def test_a_number_from_a_tool_result_passes(server):
 
 def test_only_the_made_up_call_of_several_is_dropped(server):
     city = call("get_weather", {"location": "Boston"})
-    _content, calls, debug, engine = ask(server, [city + "\n" + MADE_UP])
+    both = [{"role": "user", "content": FACE[0]["content"] + " And the weather in Boston?"}]
+    _content, calls, debug, engine = ask(server, [city + "\n" + MADE_UP], messages=both)
     assert [c.function.name for c in calls] == ["get_weather"]
     assert len(engine.calls) == 1
     assert [c["name"] for c in debug["help"]["made_up_calls_dropped"]] == [
@@ -205,3 +278,14 @@ def test_no_help_when_off_or_when_the_client_forces_a_call(server):
     bare = '{"name": "probability_coin_toss_heads", "arguments": {"coin_tosses": 52, "heads_needed": 1}}'
     _, calls, _debug, engine = ask(server, [bare], tool_choice=forced)
     assert len(calls) == 1 and len(engine.calls) == 1
+
+
+def test_a_call_with_a_made_up_name_is_asked_again_without_tools(server):
+    made_up = call("grocery_store_item_details", {"item_name": "tomato", "store_location": "New York"})
+    answer = "A medium tomato has about 22 calories."
+    content, calls, debug, engine = ask(server, [made_up, answer], tools=[GROCERY],
+                                        messages=[{"role": "user", "content": TOMATO}])
+    assert content == answer and not calls and len(engine.calls) == 2
+    assert "store_location = New York" in engine.calls[1]["prompt"]  # the note
+    (step,) = debug["help"]["interventions"]
+    assert step["rule"] == "made_up_value" and "store_location = New York" in step["why"]

@@ -18,9 +18,12 @@ from reactlab.server.more_calls import (
     MAX_QUESTION,
     OPEN,
     PREFILL,
+    date_spellings,
     grounded,
     question_numbers,
     question_text,
+    required_names,
+    standard,
 )
 from reactlab.server.replay import ReplayEngine, serve_replay
 from reactlab.streaming import ToolCallAccumulator
@@ -169,6 +172,7 @@ def test_question_text_is_the_text_the_model_reads():
 def test_grounded_never_raises(value, question):
     assert grounded(json.dumps(value), [json.dumps(value)], question) is False  # nothing new
     assert isinstance(grounded(json.dumps(value), [], question), bool)
+    assert isinstance(grounded(json.dumps(value), [], question, ["", "a"]), bool)
 
 
 def test_numbers_are_grounded_by_value_and_percent():
@@ -217,3 +221,72 @@ def test_a_number_is_not_grounded_by_digits_inside_another():
     q = "Calculate the magnetic field where current I is 10 Amperes and r is 0.01 meter."
     assert not grounded('{"Q": 1, "r": 0.01}', ['{"I": 10, "r": 0.01}'], q)
     assert grounded('{"I": 10}', [], q)
+
+
+def test_strings_are_compared_as_bfcls_checker_compares_them():
+    # BFCL parallel_multiple_74: the opened tag's first call was refused for "total_points"
+    q = ("the current statistics for the Los Angeles Lakers, including their total points, "
+         "total assists and win rate")
+    assert standard("Total_Points, 2021-01-18") == "totalpoints20210118"
+    assert grounded('{"team_name": "Los Angeles Lakers", "stats_fields": ["total_points", '
+                    '"win_rate"]}', [], q)
+    assert not grounded('{"team_name": "Los Angeles Lakers", "stats_fields": ["turnovers"]}', [], q)
+    assert not grounded('{"x": "-_."}', [], q)  # nothing left to compare is not written
+
+
+def test_an_iso_date_is_grounded_by_the_date_however_the_question_writes_it():
+    for q in ("the game on January 18, 2021", "the game on Jan 18th 2021", "on 18 January 2021",
+              "on 01/18/2021", "on 1/18/2021", "on 2021-01-18"):
+        assert grounded('{"date": "2021-01-18"}', [], q), q
+        assert not grounded('{"date": "2021-01-19"}', [], q), q
+    assert not grounded('{"date": "2023-04-15"}', [], "What is the time now in New York City?")
+    assert date_spellings(2021, 13, 1) == [] and date_spellings(2021, 1, 18)[0] == "January 18 2021"
+    assert grounded('{"date": "2021-13-45"}', [], "on 2021-13-45")  # written as it stands
+
+
+def test_a_currency_code_is_grounded_by_the_currencys_name():
+    q = "how much 1000 US dollars would be in Euros"
+    assert grounded('{"source_currency": "USD", "target_currency": "EUR", "amount": 1000}', [], q)
+    assert not grounded('{"source_currency": "USD", "target_currency": "GBP", "amount": 1000}', [], q)
+    assert not grounded('{"target_currency": "JPY"}', [], "a yearly plan")  # "yen" as a word only
+
+
+def test_judged_arguments_alone_must_be_in_the_question():
+    # BFCL parallel_multiple_158: a new function's optional "lang" the question never names
+    q = "I'm a big fan of the Beatles and I'd like to know the lyrics of their song 'Hey Jude'."
+    call = '{"song_title": "Hey Jude", "artist_name": "The Beatles", "lang": "English"}'
+    assert not grounded(call, [], q)
+    assert grounded(call, [], q, ["song_title", "artist_name"])
+    assert not grounded(call, [], q, ["lang"])
+    assert not grounded('{"lang": "English"}', ['{"lang": "English"}'], q, [])  # nothing new
+    # BFCL multiple_70: another function with the same required values, padded with an
+    # optional one the question does not name, is judged whole
+    q = "Who were the kings of France during the 18th century?"
+    monarchs = '{"country": "France", "century": 18}'
+    assert not grounded('{"country": "France", "century": 18, "aspect": "literature"}',
+                        [monarchs], q, ["country", "century"])
+    assert grounded('{"country": "France", "century": 18, "aspect": "kings"}', [monarchs], q,
+                    ["country", "century"])
+    tool = {"type": "function", "function": {"name": "get_song_lyrics", "parameters": {
+        "type": "object", "required": ["song_title", "artist_name", 3]}}}
+    assert required_names([tool], "get_song_lyrics") == ["song_title", "artist_name"]
+    assert required_names([tool, "junk", {"function": None}], "other") == []
+
+
+LYRICS = {"type": "function", "function": {
+    "name": "get_song_lyrics", "description": "A song's lyrics.",
+    "parameters": {"type": "object", "properties": {
+        "song_title": {"type": "string"}, "lang": {"type": "string"}},
+        "required": ["song_title"]}}}
+
+
+def test_a_new_function_may_fill_an_optional_argument_the_same_one_may_not(shared):
+    engine, _, client = shared
+    q = [{"role": "user", "content": "北京的天气，和 'Hey Jude' 的歌词？"}]
+    lyrics = 'get_song_lyrics", "arguments": {"song_title": "Hey Jude", "lang": "English"}}\n'
+    again = 'get_song_lyrics", "arguments": {"song_title": "Hey Jude", "lang": "French"}}\n'
+    engine.reset([BJ, lyrics, again])
+    message = client.chat.completions.create(model=MODEL, messages=q, tools=[WEATHER, LYRICS],
+                                             ).choices[0].message
+    assert [c.function.name for c in message.tool_calls] == ["get_weather", "get_song_lyrics"]
+    assert len(engine.calls) == 3  # the same function again with a made-up "French": not kept

@@ -19,10 +19,11 @@ After tool results, `Turn` also helps a small model (`assist`): a call the conve
 already has a result for is not returned again (the model writes once more, constrained to an
 answer or a different call, then if need be without tools), and an empty reply or a plan that
 names a tool instead of using its result is retried once without tools. At any turn, a call
-whose required number argument holds a number the conversation never wrote (`invented`) is not
-returned, and when no call is left the model is asked once more without tools. Where parallel
-calls are allowed, the next `<tool_call>` is opened after the model's calls (`more_calls`: part
-of the help unless the request or the server says otherwise). With the help
+whose required argument holds a number or a name the conversation never wrote (`invented`) is
+not returned, and when no call is left the model is asked once more without tools. Where
+parallel calls are allowed, the next `<tool_call>` is opened after the model's calls
+(`more_calls`: part of the help unless the request or the server says otherwise), and a call
+that packs several values into a one-value argument is split into a call per value (`unpack`). With the help
 on, a reply right after tool results streams in one piece at the end (held back whole, so a
 retry never has to take back text already sent).
 
@@ -39,13 +40,19 @@ import json
 import secrets
 import time
 
-from reactlab.server import assist, invented, more_calls
+from reactlab.server import assist, invented, more_calls, unpack
 from reactlab.server.constrain import choice_schema, tool_call_schema
 from reactlab.server.engines import Generation
 from reactlab.server.holdback import HoldBack
 from reactlab.server.limits import Limits
 from reactlab.server.repeat_stop import RepeatStop
-from reactlab.server.toolcalls import ParsedReply, clean_content, new_call_id, parse_tool_calls
+from reactlab.server.toolcalls import (
+    ParsedCall,
+    ParsedReply,
+    clean_content,
+    new_call_id,
+    parse_tool_calls,
+)
 from reactlab.server.validate import ChatRequest
 
 TOOL_RESPONSE = "<tool_response>"
@@ -113,7 +120,9 @@ class Turn:
         self.note: dict | None = None    # the system note added for the retry
         self.repeats_dropped: list = []  # repeated calls not sent (help on)
         self.made_up_dropped: list = []  # calls with a number nobody wrote, not sent (help on)
+        self.unpacked: list[dict] = []   # calls split into one per packed value (`unpack`)
         self._written: set[float] | None = None  # the conversation's numbers (`invented`)
+        self._text: invented.Written | None = None  # and its text
         self.interventions: list[dict] = []
         # More calls after a complete one (`more_calls`): part of the help (unless the server
         # was started without them, `more`=False) where the request says nothing of them
@@ -189,7 +198,7 @@ class Turn:
             elif made_up and len(repeats) + len(made_up) == len(parsed.calls):
                 values = "; ".join(f"{c.name}: " + ", ".join(f"{a} = {v}" for a, v in vals)
                                    for c, vals in made_up)
-                self._intervene("made_up_value", g.text, "every call has a required number "
+                self._intervene("made_up_value", g.text, "every call has a required value "
                                 f"written nowhere in the conversation ({values})",
                                 "asked again without tools (as tool_choice none), with a note "
                                 "of the calls not made")
@@ -230,6 +239,7 @@ class Turn:
             return g
         keys = {assist.call_key(c.name, c.arguments) for c in first}
         earlier, text = [c.arguments for c in first], g.text.rstrip()
+        called = {c.name for c in first}
         question = more_calls.question_text(r.messages)
         while len(keys) < self.max_tool_calls:
             c = self.engine.generate(self.prompt + text + "\n" + more_calls.OPEN
@@ -258,7 +268,11 @@ class Turn:
                 if assist.call_key(call.name, call.arguments) in keys:
                     opened["why"] = "a call the reply already has: nothing more to call"
                     break
-                if not more_calls.grounded(call.arguments, earlier, question):
+                # a function the reply has not called yet is judged by its required values
+                # (BFCL's parallel_multiple: an optional "lang": "English" no question names)
+                judged = (None if call.name in called
+                          else more_calls.required_names(r.tools, call.name) or None)
+                if not more_calls.grounded(call.arguments, earlier, question, judged):
                     opened["why"] = "a value in it is neither in an earlier call nor in the question"
                     break
                 piece = more_calls.wrap(more_calls.call_text(call.name, call.arguments))
@@ -267,6 +281,7 @@ class Turn:
                 on_text(piece)
                 keys.add(assist.call_key(call.name, call.arguments))
                 earlier.append(call.arguments)
+                called.add(call.name)
             else:
                 opened["why"] = ("every call in it is new and its new values are in the "
                                  "question" + ("" if c.finish_reason == "stop" else
@@ -281,18 +296,38 @@ class Turn:
                           timings=g.timings)
 
     def _made_up(self, calls) -> list:
-        """(call, [(argument, number), …]) for each of `calls` whose required arguments hold
-        a number the conversation never wrote (`invented`); [] with the help off."""
+        """(call, [(argument, value), …]) for each of `calls` whose required arguments hold
+        a number or a name the conversation never wrote (`invented`); [] with the help off."""
         if not (self.help and calls):
             return []
         if self._written is None:
             self._written = invented.written_numbers(self.req.messages)
+            self._text = invented.written_text(self.req.messages)
         out = []
         for c in calls:
             vals = invented.made_up(c.arguments, invented.required_of(self.req.tools, c.name),
                                     self._written)
+            vals += invented.made_up_names(c.arguments,
+                                           invented.text_required_of(self.req.tools, c.name),
+                                           self._text, self._written)
             if vals:
                 out.append((c, vals))
+        return out
+
+    def _unpack(self, calls: list) -> list:
+        """`calls` with each one that packs several values into a one-value argument split
+        into a call per value (`unpack`), without repeats; the split ones go to the debug view."""
+        out, keys = [], set()
+        for c in calls:
+            parts = unpack.unpacked(c.arguments, unpack.properties_of(self.req.tools, c.name),
+                                    self.max_tool_calls)
+            if parts:
+                self.unpacked.append({"name": c.name, "arguments": c.arguments})
+            for piece in [ParsedCall(c.name, a, c.source) for a in parts] if parts else [c]:
+                key = assist.call_key(piece.name, piece.arguments)
+                if key not in keys:
+                    keys.add(key)
+                    out.append(piece)
         return out
 
     def _split(self, text: str):
@@ -320,6 +355,8 @@ class Turn:
             if made_up and len(made_up) < len(parsed.calls):  # all of them: generate() retried
                 parsed.calls = [c for c in parsed.calls if c not in made_up]
                 self.made_up_dropped = made_up
+        if self.more and parsed.calls:  # more calls on: a packed call is several calls
+            parsed.calls = self._unpack(parsed.calls)
         if parsed.calls:
             keep = self.max_tool_calls if self.req.parallel_tool_calls else 1
             parsed.calls, self.calls_dropped = parsed.calls[:keep], parsed.calls[keep:]
@@ -362,6 +399,7 @@ class Turn:
                                                     for c in self.repeats_dropped],
                          "made_up_calls_dropped": [{"name": c.name, "arguments": c.arguments}
                                                    for c in self.made_up_dropped],
+                         "unpacked": self.unpacked,
                          "attempts": self.attempts if self.interventions else []},
                 "more_calls": {"on": self.more, "opened": self.opened},
                 "repeat_stop": self.repeat_stops > 0,

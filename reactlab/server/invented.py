@@ -1,35 +1,40 @@
-"""A call with a made-up number: a required argument holds a number the conversation never wrote.
+"""A call with a made-up value: a required argument holds a number or a name the conversation never wrote.
 
 Measured on BFCL's irrelevance cases (a question none of the offered functions can answer):
 the 1.5B calls a function anyway, about half the time, and fills the arguments it has no
-value for with numbers of its own — `regression_model.predict(features=[100000, 2000, …])` for
+value for with values of its own — `regression_model.predict(features=[100000, 2000, …])` for
 "the average house price in California", `probability_coin_toss_heads(coin_tosses=52)` for a
-face card in a deck. A number the user never wrote, no tool returned and no earlier call
-used is a value the model invented; a tool run with it answers a question nobody asked. So
-the server's help (`chat.Turn`, under `tool_choice` "auto") does not return such a call, and
-when no call is left it asks the model once more without tools (`note` says why).
+face card in a deck, `grocery_store.item_details(store_location="New York")` for the calories
+in a tomato. A value the user never wrote, no tool returned and no earlier call used is one
+the model invented; a tool run with it answers a question nobody asked. So the server's help
+(`chat.Turn`, under `tool_choice` "auto") does not return such a call, and when no call is
+left it asks the model once more without tools (`note` says why).
 
 What counts as written: every number in the conversation's text — user, system and tool
 messages, the assistant's text and its earlier calls' arguments — in digits ("1,500", "2.5",
 "50%" also as 0.5, a sign ignored, "$1.2M" also as 1200000) or as a common word ("two",
 "dozen", "half", 两); a period also writes its length ("next week" 7, "a decade" 10). Only
 *required* arguments are checked (an optional one the model fills is the tool's default at
-worst), and only numbers, in arguments whose schema allows more than a string or a boolean: a
-string may be a fair rewording ("British pounds" -> "GBP"), so strings are never judged (none
-of the course's own tools takes a number: this rule never touches their calls). What this module does NOT do: check the arithmetic
-of a value the model computed from written numbers (a converted unit is dropped too — the
-price of this rule, measured on BFCL's simple and multiple cases in
-`benchmarks/results/bfcl_notes.md`), or judge strings, types or the choice of tool.
+worst). Numbers are judged in arguments whose schema allows more than a string or a boolean
+(`made_up`). Strings (`made_up_names`) only where a fair rewording cannot be told from an
+invention by the letters alone is ruled out: a name in Latin letters is written when one of its
+words starts a word of the conversation ("tomatoes", "the local store"; "GBP" by "pounds",
+`more_calls.Written`), a `YYYY-MM-DD` date when its year is; an enum's value, text with digits
+or symbols (an expression), text in Chinese or Japanese (a translated name: the course's tools
+take "北京" for Beijing) and any conversation with such text are not judged. What this module
+does NOT do: check the arithmetic of a value the model computed from written numbers (a
+converted unit is dropped too), or know the world ("AAPL" for Apple, California for San
+Francisco are dropped: the price of these rules, measured on BFCL's simple and multiple cases
+in `benchmarks/results/bfcl_notes.md`), or judge types or the choice of tool.
 Introduced in notebook 09 (the server's help); the pieces are pure, `chat.Turn` runs them.
 """
-
 from __future__ import annotations
 
 import json
 import re
 from typing import Any
 
-from reactlab.server.more_calls import leaves, question_numbers
+from reactlab.server.more_calls import Written, leaves, question_numbers
 from reactlab.server.template import content_text
 
 MAX_TEXT = 200_000  # characters of the conversation read for numbers (a bound)
@@ -153,6 +158,88 @@ def made_up(arguments: str, required: list[str], written: set[float]) -> list[tu
     return out
 
 
+def text_required_of(tools: list[dict], name: str) -> dict[str, frozenset[str]]:
+    """The required arguments of tool `name` that may hold a string (a string or a list of
+    them), each with its enum's values ({} if none or unknown).
+
+    Example: text_required_of([{"type": "function", "function": {"name": "f", "parameters":
+             {"type": "object", "properties": {"city": {"type": "string"}, "n": {"type":
+             "integer"}}, "required": ["city", "n"]}}}], "f") -> {"city": frozenset()}
+    """
+    for t in tools:
+        fn = (t.get("function") or {}) if isinstance(t, dict) else {}
+        if not isinstance(fn, dict) or fn.get("name") != name:
+            continue
+        params = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
+        props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
+        out = {}
+        for r in params.get("required") or []:
+            prop = props.get(r) if isinstance(r, str) else None
+            if not isinstance(prop, dict):
+                continue
+            items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+            kinds = {str(k) for k in _listed(prop.get("type"))}
+            if "string" in kinds or ("array" in kinds and "string" in _listed(items.get("type"))):
+                enum = [*_listed(prop.get("enum")), *_listed(items.get("enum"))]
+                out[r] = frozenset(str(e) for e in enum if e is not None)
+        return out
+    return {}
+
+
+def _listed(value: Any) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def written_text(messages: list[dict]) -> Written:
+    """The conversation's text (`_texts`, at most MAX_TEXT characters), for `made_up_names`."""
+    return Written("\n".join(_texts(messages)), limit=MAX_TEXT)
+
+
+def made_up_names(arguments: str, required: dict[str, frozenset[str]], written: Written,
+                  numbers: set[float]) -> list[tuple[str, str]]:
+    """The (argument, text) pairs of a call's required string arguments that name what the
+    conversation never wrote: a name in Latin letters none of whose words (their first four
+    letters) starts a word of the conversation, or a `YYYY-MM-DD` date whose year is not among
+    its `numbers`. Not judged: an enum's value, text with CJK characters (a translated name,
+    "北京" for Beijing), text with digits or symbols (an expression), and everything in a
+    conversation that has CJK text.
+
+    Example: made_up_names('{"item_name": "tomato", "store_location": "New York"}',
+             {"item_name": frozenset(), "store_location": frozenset()},
+             Written("How many calories are in a tomato?"), set())
+             -> [("store_location", "New York")]
+    """
+    try:
+        args = json.loads(arguments) if arguments.strip() else {}
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(args, dict) or _CJK.search(written.words):
+        return []
+    out = []
+    for name, enum in required.items():
+        for value in leaves(args.get(name)):
+            if isinstance(value, str) and value not in enum and not _named(value, written, numbers):
+                out.append((name, value))
+    return out
+
+
+def _named(value: str, written: Written, numbers: set[float]) -> bool:
+    text = value.strip()[:200]
+    date = _ISO.fullmatch(text)
+    if date:
+        return float(date.group(1)) in numbers
+    if _CJK.search(text) or not _NAME.fullmatch(text) or written.has(text):
+        return True
+    return any(re.search(r"\b" + re.escape(w[:4].casefold()), written.words)
+               for w in _NAME_WORD.findall(text))
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_ISO = re.compile(r"(\d{4})-\d{1,2}-\d{1,2}")
+_NAME = re.compile(r"[^\W\d_]+(?:[ _'\-.&]+[^\W\d_]+){0,7}")  # words only: a name, a kind
+_NAME_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
 def note(calls: list[tuple[str, str, list[tuple[str, Any]]]]) -> dict:
     """The system message added before the retry without tools.
 
@@ -167,4 +254,5 @@ def note(calls: list[tuple[str, str, list[tuple[str, Any]]]]) -> dict:
             "calling a tool; if a value you need is missing, ask the user for it."}
 
 
-__all__ = ["MAX_TEXT", "made_up", "note", "required_of", "written_numbers"]
+__all__ = ["MAX_TEXT", "made_up", "made_up_names", "note", "required_of", "text_required_of",
+           "written_numbers", "written_text"]

@@ -16,9 +16,13 @@ fence closing, then one fenced call after another); each is kept, in order, only
   its last parsed call is dropped: it may be a cut one the parser repaired),
 - it is not one the reply already has (a repeat is how the model says "nothing more"), and
 - every value in it that the reply's earlier calls did not write appears in the last user
-  message (`grounded`: "San Francisco, CA" counts when the question says San Francisco; a
+  message (`grounded`: "San Francisco, CA" counts when the question says San Francisco; text
+  is compared as BFCL's checker compares it, so "total_points" counts for "total points"; an
+  ISO date counts for the date however the question writes it, "USD" for "US dollars"; a
   number counts by its value, not as text: "50%" grounds 0.5 and "- 7" grounds -7, but the
-  "1" inside "10" grounds nothing).
+  "1" inside "10" grounds nothing). A function the reply has not called yet is judged by the
+  new values of its required arguments, so an optional `"lang": "English"` does not sink a
+  right call.
 
 It stops at the first call it does not keep, and at the request's cap on calls; when every call
 in an opened tag was kept, it opens the next one. The last rule is what separates a second
@@ -27,7 +31,8 @@ question asked for. What this module does NOT do: decide when to try (`chat.Turn
 `tool_choice` "auto" without `reactlab_choice`, with `parallel_tool_calls` true, after a reply
 that made a call), or check argument types (the schema does not constrain the continuation). Measured in
 `benchmarks/results/bfcl_notes.md` (BFCL's parallel cases: 0/24 without it, 11/24 with it, at
-about 1.7 times the time per case) and `frameworks.md`. The course's agents switch the
+about 1.7 times the time per case; 15/24 with the spelling and required-argument rules and
+`unpack`) and `frameworks.md`. The course's agents switch the
 help off, so their runs never meet it; the raw requests of notebooks 05–07 do (05's parallel
 calls meet it, and notebook 09 lists it with the rest of the help).
 """
@@ -50,6 +55,16 @@ MAX_TOKENS = 384  # per opened call (the model may write the rest of its calls i
 # a number in the question, and whether a percent sign or word follows it
 _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _NUMBER = re.compile(r"(\d[\d,]*(?:\.\d+)?|\.\d+)\s*(%|percent\b)?", re.IGNORECASE)
+_STANDARD = re.compile(r"[\s,./\-_*^]")  # what BFCL's checker ignores in a string
+_ORDINAL = re.compile(r"(\d)(?:st|nd|rd|th)\b", re.IGNORECASE)  # "18th" is 18
+_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December"]
+# a currency code is a fair rewording of the currency's name (the names as regex word starts)
+_CURRENCIES = {"usd": ("dollar", "us\\$"), "eur": ("euro",), "gbp": ("pound", "sterling"),
+               "jpy": ("yen",), "cny": ("yuan", "renminbi", "rmb"), "inr": ("rupee",),
+               "cad": ("canadian dollar",), "aud": ("australian dollar",),
+               "chf": ("swiss franc",), "mxn": ("peso",), "rub": ("ruble", "rouble")}
 
 
 def question_text(messages: list[dict]) -> str:
@@ -85,9 +100,15 @@ def _arguments(text: str) -> Any:
         return None
 
 
-def grounded(arguments: str, earlier: list[str], question: str) -> bool:
+def grounded(arguments: str, earlier: list[str], question: str,
+             judged: list[str] | None = None) -> bool:
     """Does every value of `arguments` (JSON text) that none of the `earlier` calls' arguments
-    wrote appear in `question`? False when nothing in it is new, or it is not JSON.
+    wrote appear in `question` (as `Written.has` reads it)? False when nothing in it is new, or it is not
+    JSON. With `judged` (argument names) holding a new value, only the new values under those
+    arguments must be in the question: the caller passes the required arguments of a function
+    the reply has not called yet (BFCL's parallel_multiple_158: `get_song_lyrics` with an
+    optional "lang": "English" no question names). When they only repeat earlier values, the
+    whole call is judged (multiple_70: `get_culture` padded with "aspect": "literature").
 
     Example: grounded('{"city": "San Francisco, CA"}', ['{"city": "Boston, MA"}'],
              "What's the weather like in Boston and in San Francisco?") -> True
@@ -97,13 +118,75 @@ def grounded(arguments: str, earlier: list[str], question: str) -> bool:
         return False
     seen = {json.dumps(v) for e in earlier if (a := _arguments(e)) is not None
             for v in leaves(a)}
-    new = [v for v in leaves(args) if json.dumps(v) not in seen and not isinstance(v, bool)
-           and v is not None and str(v).strip()]
-    text = question.casefold()
-    numbers = question_numbers(question)
-    return bool(new) and all(_key(abs(v)) in numbers if isinstance(v, (int, float))
-                             else str(v).split(",")[0].strip().casefold() in text
-                             for v in new)
+
+    def new_in(value: Any) -> list[Any]:
+        return [v for v in leaves(value) if json.dumps(v) not in seen and not isinstance(v, bool)
+                and v is not None and str(v).strip()]
+
+    written = Written(question)
+    if judged is not None and isinstance(args, dict):
+        new = new_in([args[k] for k in judged if k in args])
+        if new:
+            return all(written.has(v) for v in new)
+    new = new_in(args)
+    return bool(new) and all(written.has(v) for v in new)
+
+
+class Written:
+    """The question, read once for `grounded`: its numbers, and its text as BFCL's checker
+    compares strings (case, spaces and ",./-_*^" ignored: "total_points" is written by "total
+    points", "Jan 18, 2021" by "January 18th, 2021")."""
+
+    def __init__(self, question: str, limit: int = MAX_QUESTION) -> None:
+        question = question[:limit]
+        self.numbers = question_numbers(question, limit)
+        self.words = question.casefold()
+        self.text = standard(_ORDINAL.sub(r"\1", question), limit)
+
+    def has(self, value: Any) -> bool:
+        if isinstance(value, (int, float)):
+            return _key(abs(value)) in self.numbers
+        text = str(value).split(",")[0].strip()  # "San Francisco, CA": San Francisco
+        if standard(text) and standard(text) in self.text:
+            return True
+        date = _DATE.fullmatch(str(value).strip())
+        if date:
+            return any(standard(d) in self.text for d in date_spellings(*map(int, date.groups())))
+        names = _CURRENCIES.get(text.casefold())
+        return bool(names) and any(re.search(r"\b" + n, self.words) for n in names)
+
+
+def standard(text: str, limit: int = MAX_QUESTION) -> str:
+    """`text` (its first `limit` characters) as BFCL's checker compares strings: lower case,
+    without spaces or ",./-_*^".
+    Example: standard("Total_Points, 2021-01-18") -> 'totalpoints20210118'"""
+    return _STANDARD.sub("", text[:limit]).casefold()
+
+
+def required_names(tools: list[dict], name: str) -> list[str]:
+    """The required arguments of tool `name` in a request's `tools` ([] if none or unknown).
+
+    Example: required_names([{"type": "function", "function": {"name": "f", "parameters":
+             {"type": "object", "required": ["x"]}}}], "f") -> ["x"]
+    """
+    for t in tools:
+        fn = (t.get("function") or {}) if isinstance(t, dict) else {}
+        if isinstance(fn, dict) and fn.get("name") == name:
+            params = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
+            required = params.get("required")
+            return [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+    return []
+
+
+def date_spellings(year: int, month: int, day: int) -> list[str]:
+    """How a question may write the date an ISO value ("2021-01-18") names; [] if none.
+    Example: date_spellings(2021, 1, 18)[:2] -> ["January 18 2021", "Jan 18 2021"]"""
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return []
+    name = _MONTHS[month - 1]
+    return [f"{name} {day} {year}", f"{name[:3]} {day} {year}", f"{day} {name} {year}",
+            f"{day} {name[:3]} {year}", f"{month:02d}/{day:02d}/{year}", f"{month}/{day}/{year}",
+            f"{day:02d}/{month:02d}/{year}", f"{day}/{month}/{year}", f"{year}/{month:02d}/{day:02d}"]
 
 
 def _key(x: float) -> float:
@@ -146,5 +229,6 @@ def wrap(body: str) -> str:
     return "\n" + OPEN + body.strip() + "\n" + CLOSE
 
 
-__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "call_text", "grounded", "leaves",
-           "question_numbers", "question_text", "wrap"]
+__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "Written", "call_text",
+           "date_spellings", "grounded", "leaves", "question_numbers", "question_text",
+           "required_names", "standard", "wrap"]
