@@ -169,6 +169,29 @@ def test_a_required_name_nobody_wrote_is_made_up():
                  TOMATO) == [("store_location", "x"), ("tags", "red"), ("tags", "fruit")]
 
 
+def test_words_like_the_and_of_write_no_name():
+    # BFCL irrelevance_151 and _177: only "The" of these names was in the question
+    assert names('{"item_name": "The Old Man with the Garden"}',
+                 "Find the year of a Picasso's painting.") == [
+        ("item_name", "The Old Man with the Garden")]
+    assert names('{"item_name": "The Weeknd"}', "Who won the Grammy Award for Best Album?") == [
+        ("item_name", "The Weeknd")]
+    assert names('{"item_name": "The Old Man"}', "Is the old man here?") == []
+    assert names('{"item_name": "The Who"}', TOMATO) == []  # nothing left to judge
+
+
+def test_a_description_is_made_up_when_most_of_its_words_are_new():
+    # BFCL irrelevance_197: a game state for "Who won the game of Monopoly last night?"
+    state = ("The game is currently in progress, and the player is on the Go square. The "
+             "player has 100 dollars and 3 pieces of property on the board.")
+    question = "Who won the game of Monopoly last night?"
+    assert names(json.dumps({"item_name": state}), question) == [("item_name", state)]
+    told = question + " The player is on Go with 100 dollars and 3 properties on the board."
+    assert names(json.dumps({"item_name": state}), told) == []  # its words are the user's
+    # shorter text with digits or symbols is an expression or a code: not judged
+    assert names('{"item_name": "x**2 + 3*x - 7, from 0 to 5"}', TOMATO) == []
+
+
 def test_a_date_counts_as_written_when_its_year_is():
     # irrelevance_102: "2023-04-15" for "What is the time now in New York City?"
     assert names('{"item_name": "2023-04-15"}', "What is the time now?") == [

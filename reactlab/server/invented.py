@@ -19,9 +19,12 @@ worst). Numbers are judged in arguments whose schema allows more than a string o
 (`made_up`). Strings (`made_up_names`) only where a fair rewording cannot be told from an
 invention by the letters alone is ruled out: a name in Latin letters is written when one of its
 words starts a word of the conversation ("tomatoes", "the local store"; "GBP" by "pounds",
-`more_calls.Written`), a `YYYY-MM-DD` date when its year is; an enum's value, text with digits
-or symbols (an expression), text in Chinese or Japanese (a translated name: the course's tools
-take "北京" for Beijing) and any conversation with such text are not judged. What this module
+`more_calls.Written`; words such as "the" and "of" do not count, so "The Old Man with the
+Garden" is not written by "the year of a painting"), a description of five words or more
+(digits allowed) when at least half of its words are, a `YYYY-MM-DD` date when its year is; an
+enum's value, shorter text with digits or symbols (an expression), text in Chinese or Japanese
+(a translated name: the course's tools take "北京" for Beijing) and any conversation with such
+text are not judged. What this module
 does NOT do: check the arithmetic of a value the model computed from written numbers (a
 converted unit is dropped too), or know the world ("AAPL" for Apple, California for San
 Francisco are dropped: the price of these rules, measured on BFCL's simple and multiple cases
@@ -38,6 +41,7 @@ from reactlab.server.more_calls import Written, leaves, question_numbers
 from reactlab.server.template import content_text
 
 MAX_TEXT = 200_000  # characters of the conversation read for numbers (a bound)
+DESCRIPTION_WORDS = 5  # words (not counting "the", "of", …) that make text a description
 
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -199,10 +203,12 @@ def made_up_names(arguments: str, required: dict[str, frozenset[str]], written: 
                   numbers: set[float]) -> list[tuple[str, str]]:
     """The (argument, text) pairs of a call's required string arguments that name what the
     conversation never wrote: a name in Latin letters none of whose words (their first four
-    letters) starts a word of the conversation, or a `YYYY-MM-DD` date whose year is not among
-    its `numbers`. Not judged: an enum's value, text with CJK characters (a translated name,
-    "北京" for Beijing), text with digits or symbols (an expression), and everything in a
-    conversation that has CJK text.
+    letters; "the", "of" and the like not counted) starts a word of the conversation, a
+    description (DESCRIPTION_WORDS such words or more, digits and symbols allowed) most of whose
+    words start none, or a `YYYY-MM-DD` date whose year is not among its `numbers`. Not judged:
+    an enum's value, text with CJK characters (a translated name, "北京" for Beijing), shorter
+    text with digits or symbols (an expression), and everything in a conversation that has CJK
+    text.
 
     Example: made_up_names('{"item_name": "tomato", "store_location": "New York"}',
              {"item_name": frozenset(), "store_location": frozenset()},
@@ -228,16 +234,32 @@ def _named(value: str, written: Written, numbers: set[float]) -> bool:
     date = _ISO.fullmatch(text)
     if date:
         return float(date.group(1)) in numbers
-    if _CJK.search(text) or not _NAME.fullmatch(text) or written.has(text):
+    if _CJK.search(text) or written.has(text):
         return True
-    return any(re.search(r"\b" + re.escape(w[:4].casefold()), written.words)
-               for w in _NAME_WORD.findall(text))
+    found = _NAME_WORD.findall(text)
+    words = [w for w in found if w.casefold() not in _FUNCTION_WORDS]
+    seen = sum(bool(re.search(r"\b" + re.escape(w[:4].casefold()), written.words)) for w in words)
+    if _NAME.fullmatch(text):  # a name or a kind: one written word of it is enough
+        return seen > 0 or (bool(found) and not words)  # "The Who": nothing left to judge
+    # a description, digits allowed: made up when most of its words are new; shorter text
+    # with digits or symbols (an expression, a code) is not judged
+    return len(words) < DESCRIPTION_WORDS or 2 * seen >= len(words)
 
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _ISO = re.compile(r"(\d{4})-\d{1,2}-\d{1,2}")
 _NAME = re.compile(r"[^\W\d_]+(?:[ _'\-.&]+[^\W\d_]+){0,7}")  # words only: a name, a kind
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}")
+# words that name nothing: "The Old Man with the Garden" is not written by "the year of a painting"
+_FUNCTION_WORDS = frozenset({
+    "the", "and", "for", "nor", "but", "yet", "with", "without", "from", "into", "onto", "upon",
+    "that", "this", "these", "those", "its", "our", "your", "their", "his", "her", "hers",
+    "him", "she", "they", "them", "you", "are", "was", "were", "been", "being", "has", "have",
+    "had", "does", "did", "not", "all", "any", "some", "what", "which", "who", "whom", "whose",
+    "how", "when", "where", "why", "per", "via", "than", "then", "there", "here", "also",
+    "about", "over", "under", "after", "before", "between", "each", "every", "other", "such",
+    "only", "just", "can", "will", "may", "might", "shall", "should", "would", "could", "out",
+    "off", "own", "same", "very"})
 
 
 def note(calls: list[tuple[str, str, list[tuple[str, Any]]]]) -> dict:
@@ -254,5 +276,5 @@ def note(calls: list[tuple[str, str, list[tuple[str, Any]]]]) -> dict:
             "calling a tool; if a value you need is missing, ask the user for it."}
 
 
-__all__ = ["MAX_TEXT", "made_up", "made_up_names", "note", "required_of", "text_required_of",
-           "written_numbers", "written_text"]
+__all__ = ["DESCRIPTION_WORDS", "MAX_TEXT", "made_up", "made_up_names", "note", "required_of",
+           "text_required_of", "written_numbers", "written_text"]
