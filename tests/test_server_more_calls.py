@@ -22,7 +22,6 @@ from reactlab.server.more_calls import (
     grounded,
     question_numbers,
     question_text,
-    required_names,
     standard,
 )
 from reactlab.server.replay import ReplayEngine, serve_replay
@@ -267,10 +266,6 @@ def test_judged_arguments_alone_must_be_in_the_question():
                         [monarchs], q, ["country", "century"])
     assert grounded('{"country": "France", "century": 18, "aspect": "kings"}', [monarchs], q,
                     ["country", "century"])
-    tool = {"type": "function", "function": {"name": "get_song_lyrics", "parameters": {
-        "type": "object", "required": ["song_title", "artist_name", 3]}}}
-    assert required_names([tool], "get_song_lyrics") == ["song_title", "artist_name"]
-    assert required_names([tool, "junk", {"function": None}], "other") == []
 
 
 LYRICS = {"type": "function", "function": {

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reactlab.server.replay import ReplayEngine, serve_replay
-from reactlab.server.unpack import MAX_ITEMS, properties_of, unpacked
+from reactlab.server.unpack import MAX_ITEMS, unpacked
 
 PRESIDENT = {"type": "function", "function": {
     "name": "get_president_and_vp", "description": "The president or vice president in a year.",
@@ -46,12 +46,6 @@ def test_what_is_not_a_packed_call_is_left_alone():
     assert unpacked(json.dumps({"year": list(range(MAX_ITEMS + 1))}), PROPS) is None  # a bound
     assert unpacked("{broken", PROPS) is None and unpacked("[1, 2]", PROPS) is None
     assert unpacked('{"location": "北京, 广州"}', {"location": {"type": "string"}}) is None
-
-
-def test_properties_of_an_unknown_or_odd_tool_is_empty():
-    assert properties_of([PRESIDENT], "get_president_and_vp") == PROPS
-    assert properties_of([PRESIDENT, "junk", {"function": None}], "other") == {}
-    assert properties_of([{"type": "function", "function": {"name": "f"}}], "f") == {}
 
 
 @given(st.dictionaries(st.sampled_from(["year", "position", "sources", "other"]),

@@ -40,7 +40,7 @@ import json
 import secrets
 import time
 
-from reactlab.server import assist, invented, more_calls, unpack
+from reactlab.server import assist, invented, more_calls, parameters, unpack
 from reactlab.server.constrain import choice_schema, tool_call_schema
 from reactlab.server.engines import Generation
 from reactlab.server.holdback import HoldBack
@@ -271,7 +271,7 @@ class Turn:
                 # a function the reply has not called yet is judged by its required values
                 # (BFCL's parallel_multiple: an optional "lang": "English" no question names)
                 judged = (None if call.name in called
-                          else more_calls.required_names(r.tools, call.name) or None)
+                          else parameters.required_names(r.tools, call.name) or None)
                 if not more_calls.grounded(call.arguments, earlier, question, judged):
                     opened["why"] = "a value in it is neither in an earlier call nor in the question"
                     break
@@ -319,7 +319,7 @@ class Turn:
         into a call per value (`unpack`), without repeats; the split ones go to the debug view."""
         out, keys = [], set()
         for c in calls:
-            parts = unpack.unpacked(c.arguments, unpack.properties_of(self.req.tools, c.name),
+            parts = unpack.unpacked(c.arguments, parameters.properties_of(self.req.tools, c.name),
                                     self.max_tool_calls)
             if parts:
                 self.unpacked.append({"name": c.name, "arguments": c.arguments})

@@ -38,6 +38,7 @@ import re
 from typing import Any
 
 from reactlab.server.more_calls import Written, leaves, question_numbers
+from reactlab.server.parameters import properties_of, required_names
 from reactlab.server.template import content_text
 
 MAX_TEXT = 200_000  # characters of the conversation read for numbers (a bound)
@@ -120,22 +121,14 @@ def required_of(tools: list[dict], name: str) -> list[str]:
              {"type": "object", "properties": {"x": {"type": "integer"}, "s": {"type":
              "string"}}, "required": ["x", "s"]}}}], "f") -> ["x"]
     """
-    for t in tools:
-        fn = (t.get("function") or {}) if isinstance(t, dict) else {}
-        if fn.get("name") != name:
-            continue
-        params = fn.get("parameters") or {}
-        props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
-        out = []
-        for r in params.get("required") or []:
-            if not isinstance(r, str):
-                continue
-            kind = (props.get(r) or {}).get("type") if isinstance(props.get(r), dict) else None
-            kinds = set(kind) if isinstance(kind, list) else {kind}
-            if not kinds <= {"string", "boolean", "null"}:
-                out.append(r)
-        return out
-    return []
+    props = properties_of(tools, name)
+    out = []
+    for r in required_names(tools, name):
+        kind = (props.get(r) or {}).get("type") if isinstance(props.get(r), dict) else None
+        kinds = set(kind) if isinstance(kind, list) else {kind}
+        if not kinds <= {"string", "boolean", "null"}:
+            out.append(r)
+    return out
 
 
 def made_up(arguments: str, required: list[str], written: set[float]) -> list[tuple[str, Any]]:
@@ -170,24 +163,18 @@ def text_required_of(tools: list[dict], name: str) -> dict[str, frozenset[str]]:
              {"type": "object", "properties": {"city": {"type": "string"}, "n": {"type":
              "integer"}}, "required": ["city", "n"]}}}], "f") -> {"city": frozenset()}
     """
-    for t in tools:
-        fn = (t.get("function") or {}) if isinstance(t, dict) else {}
-        if not isinstance(fn, dict) or fn.get("name") != name:
+    props = properties_of(tools, name)
+    out = {}
+    for r in required_names(tools, name):
+        prop = props.get(r)
+        if not isinstance(prop, dict):
             continue
-        params = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
-        props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
-        out = {}
-        for r in params.get("required") or []:
-            prop = props.get(r) if isinstance(r, str) else None
-            if not isinstance(prop, dict):
-                continue
-            items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
-            kinds = {str(k) for k in _listed(prop.get("type"))}
-            if "string" in kinds or ("array" in kinds and "string" in _listed(items.get("type"))):
-                enum = [*_listed(prop.get("enum")), *_listed(items.get("enum"))]
-                out[r] = frozenset(str(e) for e in enum if e is not None)
-        return out
-    return {}
+        items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+        kinds = {str(k) for k in _listed(prop.get("type"))}
+        if "string" in kinds or ("array" in kinds and "string" in _listed(items.get("type"))):
+            enum = [*_listed(prop.get("enum")), *_listed(items.get("enum"))]
+            out[r] = frozenset(str(e) for e in enum if e is not None)
+    return out
 
 
 def _listed(value: Any) -> list:

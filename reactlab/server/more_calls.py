@@ -163,21 +163,6 @@ def standard(text: str, limit: int = MAX_QUESTION) -> str:
     return _STANDARD.sub("", text[:limit]).casefold()
 
 
-def required_names(tools: list[dict], name: str) -> list[str]:
-    """The required arguments of tool `name` in a request's `tools` ([] if none or unknown).
-
-    Example: required_names([{"type": "function", "function": {"name": "f", "parameters":
-             {"type": "object", "required": ["x"]}}}], "f") -> ["x"]
-    """
-    for t in tools:
-        fn = (t.get("function") or {}) if isinstance(t, dict) else {}
-        if isinstance(fn, dict) and fn.get("name") == name:
-            params = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
-            required = params.get("required")
-            return [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
-    return []
-
-
 def date_spellings(year: int, month: int, day: int) -> list[str]:
     """How a question may write the date an ISO value ("2021-01-18") names; [] if none.
     Example: date_spellings(2021, 1, 18)[:2] -> ["January 18 2021", "Jan 18 2021"]"""
@@ -231,4 +216,4 @@ def wrap(body: str) -> str:
 
 __all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "Written", "call_text",
            "date_spellings", "grounded", "leaves", "question_numbers", "question_text",
-           "required_names", "standard", "wrap"]
+           "standard", "wrap"]

@@ -58,15 +58,4 @@ def unpacked(arguments: str, properties: dict, limit: int = MAX_ITEMS) -> list[s
                        ensure_ascii=False) for i in range(n)]
 
 
-def properties_of(tools: list[dict], name: str) -> dict:
-    """The `properties` of tool `name`'s parameters in a request's `tools` ({} if unknown)."""
-    for t in tools:
-        fn = (t.get("function") or {}) if isinstance(t, dict) else {}
-        if isinstance(fn, dict) and fn.get("name") == name:
-            params = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
-            props = params.get("properties")
-            return props if isinstance(props, dict) else {}
-    return {}
-
-
-__all__ = ["MAX_ITEMS", "properties_of", "unpacked"]
+__all__ = ["MAX_ITEMS", "unpacked"]
