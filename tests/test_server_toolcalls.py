@@ -86,6 +86,32 @@ def test_broken_json_in_a_tag_is_still_a_call_with_raw_arguments():
         json.loads(call.arguments)
 
 
+# BFCL's parallel_139 (Qwen2.5-Coder-1.5B, temperature 0): the question names the function
+# 'employee.fetch_data', the request offers it as employee_fetch_data (OpenAI's names allow no
+# dots), and the model wrote the dotted name back in a fence
+REAL_DOTTED = ('```json\n{\n  "name": "employee.fetch_data",\n  "arguments": {\n    '
+               '"company_name": "Tech Solutions",\n    "employee_id": 12345\n  }\n}\n```')
+
+
+@pytest.mark.parametrize("text", [
+    REAL_DOTTED,
+    REAL_DOTTED.replace("```json", "<tool_call>").replace("```", "</tool_call>"),
+    '{"name": "employee.fetch_data", "arguments": {"employee_id": 12345}}',
+    '<tool_call>{"name": "employee.fetch_data", "arguments": {"employee_id": 12345,}</tool_call>',
+])
+def test_a_dotted_name_is_the_tool_written_with_underscores(text):
+    _, call = one(text, ["employee_fetch_data", "get_weather"])
+    assert call.name == "employee_fetch_data"
+
+
+def test_a_dotted_name_without_its_tool_stays_as_written():
+    assert toolcalls.dotted("employee.fetch_data", {"employee_fetch"}) == "employee.fetch_data"
+    assert toolcalls.dotted("get_weather", {"get.weather"}) == "get_weather"  # only dots change
+    assert parse_tool_calls(REAL_DOTTED, ["get_weather"]).calls == []  # a fence: not a call
+    _, call = one("<tool_call>" + REAL_DOTTED + "</tool_call>", ["get_weather"])
+    assert call.name == "employee.fetch_data"  # inside a tag any name is a call, as written
+
+
 def test_python_literal_in_a_tag():
     _, call = one("<tool_call>{'name': 'get_weather', 'arguments': {'location': '上海'}}</tool_call>")
     assert json.loads(call.arguments) == {"location": "上海"}

@@ -13,7 +13,9 @@ own parser then returns the call as plain text). We accept, in this order:
 For 2 and 3 the name must be one of the request's tools (when they are known), so a JSON
 answer that merely has a "name" key is not mistaken for a call. `parameters` is accepted for
 `arguments`, arguments given as a JSON *string* are decoded, and the OpenAI shape
-`{"function": {"name", "arguments"}}` is unwrapped.
+`{"function": {"name", "arguments"}}` is unwrapped. A name written with dots where a tool's name
+has underscores (`lawyer.find_nearby` for `lawyer_find_nearby`: OpenAI's names allow no dots,
+so clients rename such functions) is that tool, in all three.
 
 Once a reply holds a call, only the text *before* the first call stays `content` (the model's
 preamble, "Let me check."). Text between calls and after the last one is dropped: no tool has
@@ -152,6 +154,8 @@ def calls_from_value(value, names: set[str] | None, source: str,
     if isinstance(value.get("function"), dict):  # the OpenAI shape, echoed by the model
         value = value["function"]
     name = value.get("name")
+    if isinstance(name, str) and names and name not in names:
+        name = dotted(name, names)
     if not isinstance(name, str) or not name or (names and name not in names and source != "tag"):
         return None
     key = "arguments" if "arguments" in value else "parameters" if "parameters" in value else None
@@ -161,6 +165,22 @@ def calls_from_value(value, names: set[str] | None, source: str,
         return [ParsedCall(name, _arguments(value.get(key)), source)]
     except _Unusable:
         return None
+
+
+def dotted(name: str, names: set[str]) -> str:
+    """The tool a dotted name stands for, or `name` itself.
+
+    OpenAI's function names allow no ".", so clients write a function such as
+    `lawyer.find_nearby` as `lawyer_find_nearby` in `tools=`; when the question names the
+    function with its dots, the model writes them back (BFCL's parallel_139 and
+    parallel_multiple_145). Only a name with a dot whose underscore spelling is one of
+    `names` changes.
+    Example: dotted("lawyer.find_nearby", {"lawyer_find_nearby"}) -> "lawyer_find_nearby"
+    """
+    if "." not in name:
+        return name
+    alias = name.replace(".", "_")
+    return alias if alias in names else name
 
 
 def _values(blob: str) -> list | None:
@@ -224,7 +244,8 @@ def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
     raw = args.group(1).strip() if args else "{}"
     if raw.count("}") > raw.count("{"):  # drop the outer object's closing brace
         raw = raw[: raw.rfind("}")].rstrip()
-    return [ParsedCall(name.group(1), raw, "tag")]
+    found = name.group(1)
+    return [ParsedCall(dotted(found, names) if names else found, raw, "tag")]
 
 
 def _bare_calls(text: str, names: set[str] | None, spans: Spans) -> list:
