@@ -18,8 +18,11 @@ from reactlab.server.more_calls import (
     MAX_QUESTION,
     OPEN,
     PREFILL,
+    asked_for,
     date_spellings,
     grounded,
+    name_words,
+    paired,
     question_numbers,
     question_text,
     standard,
@@ -268,6 +271,37 @@ def test_judged_arguments_alone_must_be_in_the_question():
                     ["country", "century"])
 
 
+def test_another_function_made_of_earlier_values_the_question_writes():
+    # BFCL parallel_multiple_6: the Fibonacci count is the primes' upper bound
+    q = "Find all prime numbers between 50 and 150. Then get the fibonacci series upto 150."
+    primes = '{"start": 50, "end": 150}'
+    assert grounded('{"count": 150}', [primes], q, ["count"], asked=True)
+    assert not grounded('{"count": 150}', [primes], q, ["count"])  # a function nobody asked for
+    assert not grounded('{"count": 150}', [primes], q)  # the same function again: refused
+    # an earlier value the question does not write is not enough
+    assert not grounded('{"count": 7}', ['{"start": 7}'], q, ["count"], asked=True)
+    assert not grounded('{"flag": true}', ['{"flag": true}'], q, ["flag"], asked=True)
+    assert not grounded('{"count": 150}', [primes], q, ["n"], asked=True)  # nothing required
+    # optional values from earlier calls ride along; required ones decide
+    assert grounded('{"count": 150, "start": 50}', [primes], q, ["count"], asked=True)
+
+
+def test_a_function_is_asked_for_by_a_word_of_its_name_the_others_lack():
+    assert name_words("angleToXAxis_calculate") == {"angle", "axis"}
+    assert name_words("get_fibonacci_sequence") == {"fibonacci", "sequence"}
+    assert name_words("") == set()
+    q = "Find all prime numbers between 50 and 150. Then get the fibonacci series upto 150."
+    assert asked_for("get_fibonacci_sequence", {"find_prime_numbers"}, q)
+    # BFCL parallel_multiple_10: a concert ticket after the musical's, for a question that
+    # asks for a musical and a train; "ticket" and "buy" are the called functions' words
+    q = ("Buy me a ticket to the Mamma Mia musical for next Friday, June 30th 2023, also get "
+         "me a train ticket from New York to Chicago for the same day.")
+    assert not asked_for("concert_ticket_buy", {"musical_ticket_buy", "train_ticket_buy"}, q)
+    assert asked_for("store_count", {"average_price"}, "how many stores carry it")  # a prefix
+    assert not asked_for("get_data", {"x"}, "get the data")  # only shared verbs: nothing asked
+    assert not asked_for("lawsuit_fetch", {"lawsuit_judge"}, "the lawsuit")  # a called word
+
+
 LYRICS = {"type": "function", "function": {
     "name": "get_song_lyrics", "description": "A song's lyrics.",
     "parameters": {"type": "object", "properties": {
@@ -285,3 +319,67 @@ def test_a_new_function_may_fill_an_optional_argument_the_same_one_may_not(share
                                              ).choices[0].message
     assert [c.function.name for c in message.tool_calls] == ["get_weather", "get_song_lyrics"]
     assert len(engine.calls) == 3  # the same function again with a made-up "French": not kept
+
+
+def _tool(name, required):
+    return {"type": "function", "function": {
+        "name": name, "description": name,
+        "parameters": {"type": "object", "properties": {k: {"type": "string"} for k in required},
+                       "required": required}}}
+
+
+PRICE, STORES = _tool("average_price", ["city", "product"]), _tool("store_count", ["city", "product"])
+
+
+def test_a_table_the_question_asks_for_is_filled_through_the_sdk(shared):
+    # BFCL parallel_multiple_47's shape: two functions, two cities
+    engine, _, client = shared
+    q = [{"role": "user", "content": "The average price of a Yamaha guitar in Austin and in "
+                                     "New York, and how many stores carry it in each city."}]
+
+    def call(name, city, prefix=""):
+        return (prefix + f'{name}", "arguments": {{"city": "{city}", "product": "Yamaha guitar"}}}}\n')
+
+    first = "<tool_call>\n" + call("average_price", "Austin", '{"name": "') + "</tool_call>"
+    swapped = 'store_count", "arguments": {"city": "Austin", "product": "New York"}}\n'
+    engine.reset([first, call("average_price", "New York"), call("store_count", "Austin"),
+                  call("store_count", "New York"), swapped])
+    message = client.chat.completions.create(model=MODEL, messages=q, tools=[PRICE, STORES],
+                                             ).choices[0].message
+    made = [(c.function.name, json.loads(c.function.arguments)["city"]) for c in message.tool_calls]
+    # store_count(Austin): a function not called yet, made of earlier values the question
+    # writes; store_count(New York): average_price(New York)'s values; the swap: nobody's
+    assert made == [("average_price", "Austin"), ("average_price", "New York"),
+                    ("store_count", "Austin"), ("store_count", "New York")]
+    assert len(engine.calls) == 5
+
+
+def test_paired_is_the_next_cell_of_a_table_not_a_new_combination():
+    # BFCL parallel_multiple_61 (the model's calls): distance and angle for two pairs of points
+    q = ("Calculate the Euclidean distance between points A(3,2) and B(7,5), then the angle "
+         "with the x-axis; repeat for points C(10,8) and D(14,12). Round to 2 decimals.")
+    a = '{"pointA": [3, 2], "pointB": [7, 5], "rounding": 2}'
+    c = '{"pointA": [10, 8], "pointB": [14, 12], "rounding": 2}'
+    required = ["pointA", "pointB"]
+    earlier = [a, a, c]  # distance(A), angle(A), distance(C)
+    assert paired(c, earlier, [c], required, q)  # angle(C): distance(C)'s values
+    assert not grounded(c, earlier, q)  # which grounded alone refuses
+    swapped = '{"pointA": [7, 5], "pointB": [3, 2], "rounding": 2}'
+    assert not paired(swapped, earlier, [a, c], required, q)  # padding: no call had these
+    padded = '{"pointA": [10, 8], "pointB": [14, 12], "rounding": 2, "unit": "radians"}'
+    assert not paired(padded, earlier, [c], required, q)  # an optional value nobody wrote
+    assert paired(padded, earlier, [c], required, q + " In radians.")
+    assert not paired(c, earlier, [c], [], q)  # nothing required: nothing to pair on
+    assert not paired(c, earlier, [c], ["pointA", "end"], q)  # a required value missing
+    assert not paired(c, earlier, [c], required, "Repeat for the other points.")  # not written
+    assert not paired("{broken", earlier, [c], required, q)
+    assert not paired(c, earlier, ["{broken", "[1]"], required, q)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), st.none() | st.booleans() | st.integers()
+                       | st.text(max_size=6) | st.lists(st.integers(), max_size=3), max_size=4),
+       st.lists(st.text(max_size=4), max_size=3), st.text(max_size=40))
+def test_paired_never_raises(args, required, question):
+    text = json.dumps(args)
+    assert isinstance(paired(text, [text], [text, "{"], required, question), bool)

@@ -238,8 +238,7 @@ class Turn:
         if not first:
             return g
         keys = {assist.call_key(c.name, c.arguments) for c in first}
-        earlier, text = [c.arguments for c in first], g.text.rstrip()
-        called = {c.name for c in first}
+        made, text = [(c.name, c.arguments) for c in first], g.text.rstrip()
         question = more_calls.question_text(r.messages)
         while len(keys) < self.max_tool_calls:
             c = self.engine.generate(self.prompt + text + "\n" + more_calls.OPEN
@@ -268,11 +267,19 @@ class Turn:
                 if assist.call_key(call.name, call.arguments) in keys:
                     opened["why"] = "a call the reply already has: nothing more to call"
                     break
-                # a function the reply has not called yet is judged by its required values
-                # (BFCL's parallel_multiple: an optional "lang": "English" no question names)
-                judged = (None if call.name in called
-                          else parameters.required_names(r.tools, call.name) or None)
-                if not more_calls.grounded(call.arguments, earlier, question, judged):
+                # A function the reply has not called yet is judged by its required values
+                # (BFCL's parallel_multiple: an optional "lang": "English" no question names);
+                # one it has called, whole, or as the next cell of a table the question asks
+                # for (parallel_multiple_61: the angle of the second pair of points).
+                required = parameters.required_names(r.tools, call.name)
+                earlier = [a for _, a in made]
+                called = {n for n, _ in made}
+                judged = None if call.name in called else required or None
+                asked = judged is not None and more_calls.asked_for(call.name, called, question)
+                if not (more_calls.grounded(call.arguments, earlier, question, judged, asked)
+                        or (judged is None and more_calls.paired(
+                            call.arguments, earlier, [a for n, a in made if n != call.name],
+                            required, question))):
                     opened["why"] = "a value in it is neither in an earlier call nor in the question"
                     break
                 piece = more_calls.wrap(more_calls.call_text(call.name, call.arguments))
@@ -280,8 +287,7 @@ class Turn:
                 text += piece
                 on_text(piece)
                 keys.add(assist.call_key(call.name, call.arguments))
-                earlier.append(call.arguments)
-                called.add(call.name)
+                made.append((call.name, call.arguments))
             else:
                 opened["why"] = ("every call in it is new and its new values are in the "
                                  "question" + ("" if c.finish_reason == "stop" else

@@ -22,7 +22,12 @@ fence closing, then one fenced call after another); each is kept, in order, only
   number counts by its value, not as text: "50%" grounds 0.5 and "- 7" grounds -7, but the
   "1" inside "10" grounds nothing). A function the reply has not called yet is judged by the
   new values of its required arguments, so an optional `"lang": "English"` does not sink a
-  right call.
+  right call; one made only of earlier values is kept when the question asks for it (a word of
+  its name, `asked_for`) and writes its required values (the Fibonacci count after the primes
+  up to the same 150). A function the reply has
+  called already is judged whole: a new combination of earlier values is how the model pads a
+  finished reply, unless the combination is another function's earlier call (`paired`: the
+  angle of the second pair of points after their distance).
 
 It stops at the first call it does not keep, and at the request's cap on calls; when every call
 in an opened tag was kept, it opens the next one. The last rule is what separates a second
@@ -32,7 +37,7 @@ question asked for. What this module does NOT do: decide when to try (`chat.Turn
 that made a call), or check argument types (the schema does not constrain the continuation). Measured in
 `benchmarks/results/bfcl_notes.md` (BFCL's parallel cases: 0/24 without it, 11/24 with it, at
 about 1.7 times the time per case; 15/24 with the spelling and required-argument rules and
-`unpack`) and `frameworks.md`. The course's agents switch the
+`unpack`; 17/24 with the asked-for and paired rules and dotted names) and `frameworks.md`. The course's agents switch the
 help off, so their runs never meet it; the raw requests of notebooks 05–07 do (05's parallel
 calls meet it, and notebook 09 lists it with the rest of the help).
 """
@@ -57,6 +62,9 @@ _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _NUMBER = re.compile(r"(\d[\d,]*(?:\.\d+)?|\.\d+)\s*(%|percent\b)?", re.IGNORECASE)
 _STANDARD = re.compile(r"[\s,./\-_*^]")  # what BFCL's checker ignores in a string
 _ORDINAL = re.compile(r"(\d)(?:st|nd|rd|th)\b", re.IGNORECASE)  # "18th" is 18
+_NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # "angleToXAxis": angle, To, X, Axis
+_TOOL_VERBS = frozenset({"get", "set", "find", "fetch", "calculate", "calc", "compute", "search",
+                         "retrieve", "lookup", "info", "details", "data"})
 _DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December"]
@@ -101,14 +109,21 @@ def _arguments(text: str) -> Any:
 
 
 def grounded(arguments: str, earlier: list[str], question: str,
-             judged: list[str] | None = None) -> bool:
+             judged: list[str] | None = None, asked: bool = False) -> bool:
     """Does every value of `arguments` (JSON text) that none of the `earlier` calls' arguments
     wrote appear in `question` (as `Written.has` reads it)? False when nothing in it is new, or it is not
     JSON. With `judged` (argument names) holding a new value, only the new values under those
     arguments must be in the question: the caller passes the required arguments of a function
     the reply has not called yet (BFCL's parallel_multiple_158: `get_song_lyrics` with an
     optional "lang": "English" no question names). When they only repeat earlier values, the
-    whole call is judged (multiple_70: `get_culture` padded with "aspect": "literature").
+    whole call is judged (multiple_70: `get_culture` padded with "aspect": "literature"); a
+    call with no new value at all is then grounded when the question asks for the function
+    (`asked`, the caller's `asked_for`) and writes every value of its required arguments
+    (parallel_multiple_6: `get_fibonacci_sequence(count=150)` after `find_prime_numbers(start=50,
+    end=150)` for "… primes between 50 and 150. Then get the fibonacci series upto 150.", but
+    not parallel_multiple_10's `concert_ticket_buy(artist="Mamma Mia")` after a musical's
+    ticket). The same function again with only earlier values, a new combination of them, is
+    not grounded: that is how the model pads a finished reply.
 
     Example: grounded('{"city": "San Francisco, CA"}', ['{"city": "Boston, MA"}'],
              "What's the weather like in Boston and in San Francisco?") -> True
@@ -125,11 +140,69 @@ def grounded(arguments: str, earlier: list[str], question: str,
 
     written = Written(question)
     if judged is not None and isinstance(args, dict):
-        new = new_in([args[k] for k in judged if k in args])
+        required = [args[k] for k in judged if k in args]
+        new = new_in(required)
         if new:
             return all(written.has(v) for v in new)
+        if not new_in(args):  # only earlier values: another function asked for with them?
+            if not asked:
+                return False
+            values = [v for v in leaves(required) if not isinstance(v, bool)
+                      and v is not None and str(v).strip()]
+            return bool(values) and all(written.has(v) for v in values)
     new = new_in(args)
     return bool(new) and all(written.has(v) for v in new)
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a function's name (snake_case or camelCase), lower case, 3 letters or more,
+    without the verbs most tools' names share ("get", "calculate", …).
+    Example: name_words("angleToXAxis_calculate") -> {"angle", "axis"}"""
+    return {w.casefold() for w in _NAME_PART.findall(name) if len(w) >= 3} - _TOOL_VERBS
+
+
+def asked_for(name: str, called: set[str], question: str) -> bool:
+    """Does `question` ask for function `name` beside the functions already `called`: does a
+    word of its name that theirs do not have start a word of the question?
+    Example: asked_for("store_count", {"average_price"}, "how many stores carry it") -> True
+    """
+    own = name_words(name) - {w for c in called for w in name_words(c)}
+    words = question[:MAX_QUESTION].casefold()
+    return any(re.search(r"\b" + re.escape(w), words) for w in own)
+
+
+def paired(arguments: str, earlier: list[str], others: list[str], required: list[str],
+           question: str) -> bool:
+    """Is this call of a function the reply has called already the next cell of a table the
+    question asks for: the values of its `required` arguments (all written in `question`) are
+    those of an earlier call of another function (`others`, their arguments), and every other
+    value in it is in an `earlier` call or the question?
+
+    BFCL's parallel_multiple_61 asks for the distance and the angle of two pairs of points; after
+    distance(A), angle(A) and distance(B), `angleToXAxis_calculate(B)` holds only earlier values
+    in a new combination, which `grounded` refuses (that is also how the model pads a finished
+    reply: the same points swapped). Here it is the values of distance(B), under the same
+    names. False when `required` is empty or an argument is not a JSON object.
+
+    Example: paired('{"city": "NY"}', [...], ['{"city": "NY", "product": "guitar"}'], ["city"],
+                    "guitars in Austin and NY") -> True
+    """
+    args = _arguments(arguments)
+    if not isinstance(args, dict) or not required or any(k not in args for k in required):
+        return False
+    written = Written(question)
+    if not all(written.has(v) for v in leaves([args[k] for k in required])
+               if not isinstance(v, bool) and v is not None):
+        return False
+    same = [o for o in map(_arguments, others) if isinstance(o, dict)
+            and all(k in o and o[k] == args[k] for k in required)]
+    if not same:
+        return False
+    seen = {json.dumps(v) for e in earlier if (a := _arguments(e)) is not None
+            for v in leaves(a)}
+    rest = [args[k] for k in args if k not in required]
+    return all(json.dumps(v) in seen or written.has(v) for v in leaves(rest)
+               if not isinstance(v, bool) and v is not None and str(v).strip())
 
 
 class Written:
@@ -214,6 +287,6 @@ def wrap(body: str) -> str:
     return "\n" + OPEN + body.strip() + "\n" + CLOSE
 
 
-__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "Written", "call_text",
-           "date_spellings", "grounded", "leaves", "question_numbers", "question_text",
-           "standard", "wrap"]
+__all__ = ["CLOSE", "MAX_QUESTION", "MAX_TOKENS", "OPEN", "PREFILL", "Written", "asked_for",
+           "call_text", "date_spellings", "grounded", "leaves", "name_words", "paired",
+           "question_numbers", "question_text", "standard", "wrap"]
