@@ -278,7 +278,10 @@ def test_run_scores_a_simple_and_an_irrelevance_case_end_to_end(bfcl_dir, tmp_pa
     (right,) = oracle(simple)
     blob = f'{{"name": "{right["name"]}", "arguments": {right["arguments"]}}}'
     reply = f"<tool_call>\n{blob}\n</tool_call>"
-    engine = ReplayEngine([reply, "None of these tools can answer that."])
+    # the server opens another call after the first (more calls, on by default): the model
+    # writes the same call again there, which is how it says "nothing more"
+    again = blob.removeprefix('{"name": "')
+    engine = ReplayEngine([reply, again, "None of these tools can answer that."])
     out = tmp_path / "runs.jsonl"
     with serve_replay(engine) as url:
         new = bfcl.run(url, "qwen2.5-coder-1.5b-instruct", "unused", "replay", 1, 7, out,
@@ -434,3 +437,32 @@ def test_bfcl_shapes_offers_the_constraints_it_names_and_reads_answers_as_no_cal
         {"name": "f", "arguments": '{"x": 1}'}]
     assert bfcl_shapes.tags([{"name": "f", "arguments": '{"x": 1}'}]) == (
         '<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>\n')
+
+
+def test_debug_run_sends_recorded_cases_again_and_keeps_the_help(bfcl_dir, tmp_path, capsys):
+    from benchmarks import bfcl_debug_run
+
+    simple = bfcl_data.sample(bfcl_data.load_cases("simple"), 1, seed=7)[0]
+    irrelevant = bfcl_data.sample(bfcl_data.load_cases("irrelevance"), 1, seed=7)[0]
+    earlier = tmp_path / "earlier.jsonl"
+    earlier.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"label": "before", "seed": 7, "category": "irrelevance", "id": irrelevant["id"]},
+        {"label": "before", "seed": 7, "category": "simple", "id": simple["id"]},
+        {"label": "other", "seed": 7, "category": "simple", "id": "simple_python_0"}]))
+    assert bfcl_debug_run.pairs(f"{earlier}:before") == [
+        (7, "simple", simple["id"]), (7, "irrelevance", irrelevant["id"])]  # calling first
+    (right,) = oracle(simple)
+    blob = f'{{"name": "{right["name"]}", "arguments": {right["arguments"]}}}'
+    engine = ReplayEngine([f"<tool_call>\n{blob}\n</tool_call>", blob.removeprefix('{"name": "'),
+                           "None of these tools can answer that."])
+    out = tmp_path / "again.jsonl"
+    with serve_replay(engine) as url:
+        args = ["--label", "after", "--ids-from", f"{earlier}:before", "--out", str(out),
+                "--base-url", url]
+        assert bfcl_debug_run.main(args) == 0
+        assert bfcl_debug_run.main(args) == 0  # resumable: nothing is sent again
+    assert "0 cases to run" in capsys.readouterr().out
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(r["id"], r["ok"]) for r in lines] == [(simple["id"], True), (irrelevant["id"], True)]
+    assert lines[0]["help"]["on"] is True  # the debug view: the help, and the opened call
+    assert lines[0]["more"]["opened"][0]["why"] == "a call the reply already has: nothing more to call"
