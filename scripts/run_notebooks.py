@@ -400,7 +400,8 @@ def check(srcs: Sequence[Path], *, with_orphans: bool = True) -> int:
 def rebuild_prose(srcs: Sequence[Path]) -> int:
     """Rebuild notebooks whose code cells are unchanged, carrying the committed outputs over.
 
-    A markdown edit needs no new run of the model: the outputs belong to the same code. A
+    A markdown edit needs no new run of the model: the outputs belong to the same code, and the
+    kernel's `language_info` (Python's version …) recorded with them stays too. A
     notebook whose code cells differ from the committed ones (in number, order or text) is not
     written, and the command that re-executes it is printed instead.
     """
@@ -421,6 +422,8 @@ def rebuild_prose(srcs: Sequence[Path]) -> int:
         for mine, theirs in zip(new_code, old_code):
             mine.outputs, mine.execution_count = theirs.get("outputs", []), theirs.get("execution_count")
         keep_widgets(nb, old.metadata.get("widgets"))  # the kept outputs' widgets
+        if "language_info" in old.metadata:  # what the kernel of the kept run recorded
+            nb.metadata["language_info"] = old.metadata["language_info"]
         nbformat.write(nb, out)
         write_twin(nb, src)
         print(f"rebuilt {_rel(out)} (outputs kept)")

@@ -125,6 +125,19 @@ def test_a_prose_rebuild_keeps_the_widget_state(tree):
         english.metadata["widgets"]
 
 
+def test_a_prose_rebuild_keeps_the_kernels_language_info(tree):
+    src, _ = tree
+    ran = nbformat.read(rn.target(src), as_version=4)
+    ran.metadata["language_info"] = {"name": "python", "version": "3.11.7",
+                                     "file_extension": ".py"}
+    nbformat.write(ran, rn.target(src))
+    src.write_text(src.read_text(encoding="utf-8").replace("# Title", "# Title, again"),
+                   encoding="utf-8")
+    assert rn.rebuild_prose([src]) == 0
+    rebuilt = nbformat.read(rn.target(src), as_version=4)
+    assert rebuilt.metadata["language_info"] == ran.metadata["language_info"]
+
+
 def test_execute_saves_the_displayed_widgets_of_a_real_kernel(tmp_path):
     pytest.importorskip("ipywidgets")
     pytest.importorskip("ipykernel")
