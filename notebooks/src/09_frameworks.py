@@ -356,10 +356,15 @@ server_help()
 #   call the model writes there only if it is new and its new values are in the question (for a
 #   function the reply has not called yet, the values of its required arguments): "北京和广州"
 #   can then get both calls in one reply, where this model on its own writes one and stops. A
-#   call that packs several values into an argument that takes one (`year: [1980, 2016]`) is
-#   split into a call per value. The opened tag costs one more short generation per reply with
-#   a call; on BFCL's parallel questions the two answer 15 of 24 instead of none, on the ten
-#   tasks above they changed no framework's score by more than one task. Off for a request with
+#   call made only of earlier values is kept in two cases: the question asks for its function by
+#   a word of the function's name, or it is the next cell of a table the question asks for (the
+#   angle of the second pair of points after their distance). A call that packs several values
+#   into an argument that takes one (`year: [1980, 2016]`) is split into a call per value, and a
+#   name written with dots (`lawyer.find_nearby`) is read as the offered `lawyer_find_nearby`.
+#   The opened tag costs one more short generation per reply with a call; on BFCL's parallel
+#   questions the opened tag and the split answer 15 of 24 instead of none (17 with the
+#   repeated-value rules and the dotted names), on the ten tasks above the two changed no
+#   framework's score by more than one task. Off for a request with
 #   `extra_body={"reactlab_more_calls": False}`, for the server with
 #   `reactlab serve --no-more-calls`.
 #
@@ -381,7 +386,7 @@ server_help()
 # - 紧跟在工具结果之后的空回复会再问一次，不提供工具；
 # - 只提到工具名、却没有用上结果的计划（没有调用，也没有结果里的任何数字）也一样，并附上一条说明结果的提示；
 # - 在任何一轮，如果某个调用的必填参数里有一个对话中哪里都没写过的值（模型编出来的值，通常是没有合适工具的时候），这个调用不会返回；如果一个调用都不剩，就不提供工具再问模型一次。数字写成阿拉伯数字或文字（“two”“50%”）都算写过；拉丁字母的名称，只要其中某个词（“the”“of”这类词不算）是对话里某个词的开头就算写过；五个词以上的描述，要有一半的词是这样才算；日期只要年份写过就算。中文从不判断（模型把 “Beijing” 写成北京是对的），本课程的工具也不接受数字，所以这条规则碰不到本系列里的运行——它们的问题都是中文；它在 BFCL 的题目上的测量见 `benchmarks/results/bfcl_notes.md`；
-# - 当请求允许并行调用时（`parallel_tool_calls`，除非客户端另有说明，默认为 true），服务器会在模型的调用之后再替它打开一个 `<tool_call>`，只有当模型在里面写的调用是新的、而且其中新出现的值都在问题里时才保留（对这条回复还没调用过的函数，看的是它的必填参数的值）：于是“北京和广州”可以在一条回复里得到两个调用——这个模型自己只会写一个就停下。把几个值塞进只收一个值的参数里的调用（`year: [1980, 2016]`）会被拆成每个值一个调用。打开的标签让每条含调用的回复多一次简短的生成；在 BFCL 的并行题目上，这两条一起答对 24 个中的 15 个（关掉时一个也没有），在上面的十个任务上，它们让每个框架的成绩变化都不超过一个任务。对单个请求关闭：`extra_body={"reactlab_more_calls": False}`；对整台服务器关闭：`reactlab serve --no-more-calls`。
+# - 当请求允许并行调用时（`parallel_tool_calls`，除非客户端另有说明，默认为 true），服务器会在模型的调用之后再替它打开一个 `<tool_call>`，只有当模型在里面写的调用是新的、而且其中新出现的值都在问题里时才保留（对这条回复还没调用过的函数，看的是它的必填参数的值）：于是“北京和广州”可以在一条回复里得到两个调用——这个模型自己只会写一个就停下。只由前面已出现的值组成的调用，在两种情况下也会保留：问题用函数名里的某个词点名要它，或者它是问题所要的一张表的下一格（算完第二对点的距离之后，再算它们的角度）。把几个值塞进只收一个值的参数里的调用（`year: [1980, 2016]`）会被拆成每个值一个调用；用点号写的名字（`lawyer.find_nearby`）会被当作提供的 `lawyer_find_nearby`。打开的标签让每条含调用的回复多一次简短的生成；在 BFCL 的并行题目上，打开的标签和拆分一起答对 24 个中的 15 个（关掉时一个也没有；加上重复值的两条规则和点号名字后是 17 个），在上面的十个任务上，这两条让每个框架的成绩变化都不超过一个任务。对单个请求关闭：`extra_body={"reactlab_more_calls": False}`；对整台服务器关闭：`reactlab serve --no-more-calls`。
 #
 # 客户端强制要求调用时（smolagents 的 `tool_choice="required"`），它从不出手；每一次干预都记在调试视图里（上面的 `server_help()`；替模型打开的调用记在其中的 `more_calls` 下）。对单个请求关闭：`extra_body={"reactlab_help": False}`；对整台服务器关闭：`reactlab serve --no-help`。有一件事不属于帮助，始终开着：一条把同样的调用写了又写的回复，会在第二次重复时被截住（调试视图里的 `repeat_stop`）——客户端拿到的调用不变，只是来得更早。下面把第 3 节的 LangChain 运行再跑一次，关掉帮助——模型的回复就是它写出来的样子：
 
