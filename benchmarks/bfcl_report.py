@@ -56,6 +56,17 @@ def ratio(a: tuple[int, int], b: tuple[int, int]) -> str:
     return f"{(a[0] / a[1]) / (b[0] / b[1]):.2f}"
 
 
+def run_days(recs: list[dict]) -> str:
+    """The days (UTC) a label's records were made, from their `at` stamps: "2026-12-07", or
+    "2026-12-01 – 2026-12-07" over several days, "—" without stamps.
+    Example: run_days([{"at": "2026-12-07T15:20:36"}]) -> "2026-12-07"
+    """
+    days = sorted({str(r["at"])[:10] for r in recs if r.get("at")})
+    if not days:
+        return "—"
+    return days[0] if len(days) == 1 else f"{days[0]} – {days[-1]}"
+
+
 def build(records: list[dict], pair: list[str] | None = None) -> str:
     by_label = latest(records)
     labels = list(by_label)
@@ -93,8 +104,12 @@ def build(records: list[dict], pair: list[str] | None = None) -> str:
               ("Cells: accuracy (successes/n) [95 % Wilson interval]. The ratio divides the two "
                f"accuracies; {spread} around 50 %, so read per-category differences with care."),
               "", "## Runs", "",
-              "| label | model | base URL | cases | request errors | latency median / mean |",
-              "|---|---|---|---|---|---|"]
+              ("Latency is the wall time per case on the machine the label ran on. Labels run "
+               "at different times may have run on different machines (`bfcl_notes.md` says "
+               "which ran together): compare times only between labels run together."), "",
+              ("| label | model | base URL | run (UTC) | cases | request errors "
+               "| latency median / mean |"),
+              "|---|---|---|---|---|---|---|"]
     for lab in labels:
         recs = list(by_label[lab].values())
         lat = [r["latency_s"] for r in recs if r.get("latency_s") is not None]
@@ -102,7 +117,7 @@ def build(records: list[dict], pair: list[str] | None = None) -> str:
                     if lat else "—")
         errors = sum(1 for r in recs if r.get("request_error"))
         lines.append(f"| {lab} | {recs[0].get('model')} | {recs[0].get('base_url')} | "
-                     f"{len(recs)} | {errors} | {lat_text} |")
+                     f"{run_days(recs)} | {len(recs)} | {errors} | {lat_text} |")
     lines += ["", "## Failures by BFCL error type", ""]
     for lab in labels:
         kinds = Counter(r.get("error_type") or ("request error" if r.get("request_error")

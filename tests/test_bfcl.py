@@ -363,6 +363,18 @@ def test_report_side_by_side_with_intervals_ratio_and_reference():
         bfcl_report.build(recs, ["reactlab", "openai"])
 
 
+def test_report_says_on_which_days_each_label_ran():
+    recs = ([_rec("a", "simple", i, True, at=f"2026-12-0{1 + i}T10:00:00") for i in range(3)]
+            + [_rec("b", "simple", 0, True, at="2026-12-07T15:20:36"),
+               _rec("c", "simple", 0, True)])
+    text = bfcl_report.build(recs)
+    assert "| run (UTC) |" in text and "compare times only between labels run together" in text
+    rows = {x.split(" | ")[0]: x for x in text.splitlines() if x.startswith("| ")}
+    assert "| 2026-12-01 – 2026-12-03 |" in rows["| a"]
+    assert "| 2026-12-07 |" in rows["| b"]
+    assert "| — |" in rows["| c"]
+
+
 def test_report_states_the_sample_size_it_was_built_from():
     twelve = [_rec("a", cat, i, i % 2 == 0) for cat in ("simple", "irrelevance") for i in range(12)]
     assert "with 12 cases per category an interval spans about ±28 points" in (
