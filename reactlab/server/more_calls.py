@@ -108,6 +108,18 @@ def _arguments(text: str) -> Any:
         return None
 
 
+def _filled(value: Any) -> list[Any]:
+    """The leaves of `value` that say something: not a flag, not null, not blank text."""
+    return [v for v in leaves(value) if not isinstance(v, bool) and v is not None
+            and str(v).strip()]
+
+
+def _seen(earlier: list[str]) -> set[str]:
+    """Every leaf of the `earlier` calls' arguments (JSON texts), as JSON text."""
+    return {json.dumps(v) for e in earlier if (a := _arguments(e)) is not None
+            for v in leaves(a)}
+
+
 def grounded(arguments: str, earlier: list[str], question: str,
              judged: list[str] | None = None, asked: bool = False) -> bool:
     """Does every value of `arguments` (JSON text) that none of the `earlier` calls' arguments
@@ -131,12 +143,10 @@ def grounded(arguments: str, earlier: list[str], question: str,
     args = _arguments(arguments)
     if args is None:
         return False
-    seen = {json.dumps(v) for e in earlier if (a := _arguments(e)) is not None
-            for v in leaves(a)}
+    seen = _seen(earlier)
 
     def new_in(value: Any) -> list[Any]:
-        return [v for v in leaves(value) if json.dumps(v) not in seen and not isinstance(v, bool)
-                and v is not None and str(v).strip()]
+        return [v for v in _filled(value) if json.dumps(v) not in seen]
 
     written = Written(question)
     if judged is not None and isinstance(args, dict):
@@ -147,8 +157,7 @@ def grounded(arguments: str, earlier: list[str], question: str,
         if not new_in(args):  # only earlier values: another function asked for with them?
             if not asked:
                 return False
-            values = [v for v in leaves(required) if not isinstance(v, bool)
-                      and v is not None and str(v).strip()]
+            values = _filled(required)
             return bool(values) and all(written.has(v) for v in values)
     new = new_in(args)
     return bool(new) and all(written.has(v) for v in new)
@@ -198,11 +207,9 @@ def paired(arguments: str, earlier: list[str], others: list[str], required: list
             and all(k in o and o[k] == args[k] for k in required)]
     if not same:
         return False
-    seen = {json.dumps(v) for e in earlier if (a := _arguments(e)) is not None
-            for v in leaves(a)}
+    seen = _seen(earlier)
     rest = [args[k] for k in args if k not in required]
-    return all(json.dumps(v) in seen or written.has(v) for v in leaves(rest)
-               if not isinstance(v, bool) and v is not None and str(v).strip())
+    return all(json.dumps(v) in seen or written.has(v) for v in _filled(rest))
 
 
 class Written:
