@@ -107,6 +107,8 @@ def test_a_dotted_name_is_the_tool_written_with_underscores(text):
 def test_a_dotted_name_without_its_tool_stays_as_written():
     assert toolcalls.dotted("employee.fetch_data", {"employee_fetch"}) == "employee.fetch_data"
     assert toolcalls.dotted("get_weather", {"get.weather"}) == "get_weather"  # only dots change
+    assert toolcalls.dotted("a.b", {"a.b", "a_b"}) == "a.b"  # a name that is a tool stays
+    assert toolcalls.dotted("a.b", None) == toolcalls.dotted("a.b", set()) == "a.b"
     assert parse_tool_calls(REAL_DOTTED, ["get_weather"]).calls == []  # a fence: not a call
     _, call = one("<tool_call>" + REAL_DOTTED + "</tool_call>", ["get_weather"])
     assert call.name == "employee.fetch_data"  # inside a tag any name is a call, as written

@@ -154,7 +154,7 @@ def calls_from_value(value, names: set[str] | None, source: str,
     if isinstance(value.get("function"), dict):  # the OpenAI shape, echoed by the model
         value = value["function"]
     name = value.get("name")
-    if isinstance(name, str) and names and name not in names:
+    if isinstance(name, str):
         name = dotted(name, names)
     if not isinstance(name, str) or not name or (names and name not in names and source != "tag"):
         return None
@@ -167,17 +167,17 @@ def calls_from_value(value, names: set[str] | None, source: str,
         return None
 
 
-def dotted(name: str, names: set[str]) -> str:
+def dotted(name: str, names: set[str] | None) -> str:
     """The tool a dotted name stands for, or `name` itself.
 
     OpenAI's function names allow no ".", so clients write a function such as
     `lawyer.find_nearby` as `lawyer_find_nearby` in `tools=`; when the question names the
     function with its dots, the model writes them back (BFCL's parallel_139 and
-    parallel_multiple_145). Only a name with a dot whose underscore spelling is one of
-    `names` changes.
+    parallel_multiple_145). Only a name with a dot that is not itself one of `names`, and
+    whose underscore spelling is, changes; with no `names` nothing does.
     Example: dotted("lawyer.find_nearby", {"lawyer_find_nearby"}) -> "lawyer_find_nearby"
     """
-    if "." not in name:
+    if not names or "." not in name or name in names:
         return name
     alias = name.replace(".", "_")
     return alias if alias in names else name
@@ -244,8 +244,7 @@ def _tag_calls(inner: str, names: set[str] | None) -> list[ParsedCall] | None:
     raw = args.group(1).strip() if args else "{}"
     if raw.count("}") > raw.count("{"):  # drop the outer object's closing brace
         raw = raw[: raw.rfind("}")].rstrip()
-    found = name.group(1)
-    return [ParsedCall(dotted(found, names) if names else found, raw, "tag")]
+    return [ParsedCall(dotted(name.group(1), names), raw, "tag")]
 
 
 def _bare_calls(text: str, names: set[str] | None, spans: Spans) -> list:
