@@ -174,7 +174,9 @@ def run_case(client, model: str, case: dict, max_tokens: int = 512,
              extra_body: dict | None = None) -> dict:
     """Send one case, score the reply; the record always has ok (False on a request error).
 
-    `extra_body`: server options sent with the request, e.g. {"reactlab_choice": true}."""
+    `extra_body`: server options sent with the request, e.g. {"reactlab_choice": true}; with
+    {"reactlab_debug": true} reactlab's debug view is kept as `help` (the calls its help
+    dropped) and `more` (each `<tool_call>` it opened and why it stopped)."""
     rec = {"category": case["category"], "id": case["id"], "calls": [], "content": None,
            "ok": False, "error": None, "error_type": None, "request_error": None}
     start = time.perf_counter()
@@ -197,6 +199,9 @@ def run_case(client, model: str, case: dict, max_tokens: int = 512,
     rec["finish_reason"] = choice.finish_reason
     if resp.usage is not None:
         rec["tokens"] = [resp.usage.prompt_tokens, resp.usage.completion_tokens]
+    debug = (getattr(resp, "model_extra", None) or {}).get("reactlab")
+    if isinstance(debug, dict):  # reactlab's debug view, sent when the request asks for it
+        rec["help"], rec["more"] = debug.get("help"), debug.get("more_calls")
     rec["ok"], rec["error"], rec["error_type"] = score(case, rec["calls"])
     return rec
 

@@ -20,17 +20,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.bfcl import DEFAULT_BASE_URL, score, to_tools
+from benchmarks.bfcl import DEFAULT_BASE_URL, run_case
 from benchmarks.bfcl_data import load_cases, read_jsonl
 
 ORDER = ("parallel", "parallel_multiple", "multiple", "simple", "irrelevance")
+
+
+def _order(pair: tuple[int, str, str]) -> tuple[int, int, str]:
+    """Calling categories first (where the help acts), then by seed and id."""
+    seed, category, cid = pair
+    return ORDER.index(category), seed, cid
 
 
 def pairs(spec: str) -> list[tuple[int, str, str]]:
@@ -38,7 +43,7 @@ def pairs(spec: str) -> list[tuple[int, str, str]]:
     path, _, label = spec.rpartition(":")
     out = [(r.get("seed", 0), r["category"], r["id"]) for r in read_jsonl(Path(path))
            if r.get("label") == label]
-    return sorted(set(out), key=lambda p: (ORDER.index(p[1]), p[0], p[2]))
+    return sorted(set(out), key=_order)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,37 +57,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="qwen2.5-coder-1.5b-instruct")
     ap.add_argument("--max-tokens", type=int, default=512)
     a = ap.parse_args(argv)
-    todo = sorted({p for spec in a.ids_from for p in pairs(spec)},
-                  key=lambda p: (ORDER.index(p[1]), p[0], p[2]))
-    done = ({(r.get("seed", 0), r["id"]) for r in read_jsonl(a.out) if r.get("label") == a.label}
+    todo = sorted({p for spec in a.ids_from for p in pairs(spec)}, key=_order)
+    done = ({(r.get("seed", 0), r["id"]) for r in read_jsonl(a.out)
+             if r.get("label") == a.label and not r.get("request_error")}
             if a.out.is_file() else set())
     cases = {cat: {c["id"]: c for c in load_cases(cat)} for cat in {p[1] for p in todo}}
     client = OpenAI(base_url=a.base_url, api_key="none", timeout=300, max_retries=0)
     todo = [p for p in todo if (p[0], p[2]) not in done]
     print(f"{a.label}: {len(todo)} cases to run", flush=True)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
     for i, (seed, cat, cid) in enumerate(todo, 1):
-        case = cases[cat][cid]
-        start = time.perf_counter()
-        resp = client.chat.completions.create(
-            model=a.model, messages=case["question"][0], tools=to_tools(case["function"]),
-            tool_choice="auto", temperature=0, max_tokens=a.max_tokens, parallel_tool_calls=True,
-            extra_body={"reactlab_debug": True})
-        choice = resp.choices[0]
-        calls = [{"name": c.function.name, "arguments": c.function.arguments}
-                 for c in (choice.message.tool_calls or [])]
-        ok, _, error_type = score(case, calls)
-        debug = (resp.model_extra or {}).get("reactlab") or {}
-        rec = {"label": a.label, "seed": seed, "category": cat, "id": cid, "ok": ok,
-               "error_type": error_type, "calls": calls, "content": choice.message.content,
-               "finish_reason": choice.finish_reason, "help": debug.get("help"),
-               "more": debug.get("more_calls"),
-               "latency_s": round(time.perf_counter() - start, 2),
-               "tokens": [resp.usage.prompt_tokens, resp.usage.completion_tokens]}
-        a.out.parent.mkdir(parents=True, exist_ok=True)
+        rec = {"label": a.label, "seed": seed,
+               **run_case(client, a.model, cases[cat][cid], a.max_tokens,
+                          extra_body={"reactlab_debug": True})}
         with open(a.out, "a", encoding="utf-8") as f:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        print(f"[{i}/{len(todo)}] {seed} {cid}: {'ok' if ok else 'wrong'} "
-              f"({rec['latency_s']:.1f} s)", flush=True)
+        verdict = "request error" if rec["request_error"] else ("ok" if rec["ok"] else "wrong")
+        print(f"[{i}/{len(todo)}] {seed} {cid}: {verdict} ({rec['latency_s']:.1f} s)",
+              flush=True)
     return 0
 
 
