@@ -165,7 +165,10 @@ def _live_weather(name: str) -> str:
     worker.join(timeout)
     if "answer" in outcome:
         return outcome["answer"]
-    if "error" in outcome:
+    # A TimeoutError in the worker is this deadline too (the socket's timeout is what is left of
+    # it, and a dripping body is cut at it): one deadline, one message, whichever thread saw
+    # it first.
+    if "error" in outcome and not isinstance(outcome["error"], TimeoutError):
         raise outcome["error"]
     raise TimeoutError(f"timed out: the CMA API did not answer within {timeout:g} s")
 
