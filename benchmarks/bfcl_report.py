@@ -67,6 +67,17 @@ def run_days(recs: list[dict]) -> str:
     return days[0] if len(days) == 1 else f"{days[0]} – {days[-1]}"
 
 
+def sampled(recs: list[dict]) -> str:
+    """How the cases were drawn, from the records' seeds (a record without one used seed 0).
+    Example: sampled([{"seed": 5}]) -> "a fixed seeded sample per category (seed 5)"
+    """
+    seeds = sorted({r.get("seed", 0) for r in recs})
+    if len(seeds) == 1:
+        return f"a fixed seeded sample per category (seed {seeds[0]})"
+    return (f"the seeded samples of seeds {', '.join(map(str, seeds))} pooled, a case that "
+            "two samples drew counted once")
+
+
 def build(records: list[dict], pair: list[str] | None = None) -> str:
     by_label = latest(records)
     labels = list(by_label)
@@ -101,8 +112,9 @@ def build(records: list[dict], pair: list[str] | None = None) -> str:
               "It is the general instruct model, not the Coder model measured above, and the "
               "leaderboard averages all non-live cases (simple over Python, Java and "
               "JavaScript), not a sample of it."), "",
-              ("Cells: accuracy (successes/n) [95 % Wilson interval]. The ratio divides the two "
-               f"accuracies; {spread} around 50 %, so read per-category differences with care."),
+              (f"Cells: accuracy (successes/n) [95 % Wilson interval]; {spread} around 50 %, "
+               "so read per-category differences with care."
+               + (" The ratio divides the two accuracies." if pair else "")),
               "", "## Runs", "",
               ("Latency is the wall time per case on the machine the label ran on. Labels run "
                "at different times may have run on different machines (`bfcl_notes.md` says "
@@ -126,8 +138,9 @@ def build(records: list[dict], pair: list[str] | None = None) -> str:
         text = ", ".join(f"{k} {v}" for k, v in kinds.most_common()) or "none"
         lines.append(f"- {lab}: {text}")
     lines += ["", "## Method", "",
-              (f"BFCL data `{DATA_VERSION}_*.json` from bfcl-eval; a fixed seeded sample per "
-              "category (the same ids for every label); `simple` is BFCL's simple_python. One "
+              (f"BFCL data `{DATA_VERSION}_*.json` from bfcl-eval; "
+               f"{sampled([r for v in by_label.values() for r in v.values()])}; the same ids "
+              "for every label; `simple` is BFCL's simple_python. One "
               "request per case: the question, `tools=` converted as BFCL converts them for "
               "OpenAI models, `tool_choice=\"auto\"`, `parallel_tool_calls=true`, `temperature=0`, "
                "`max_tokens=512`, no "

@@ -478,3 +478,15 @@ def test_debug_run_sends_recorded_cases_again_and_keeps_the_help(bfcl_dir, tmp_p
     assert [(r["id"], r["ok"]) for r in lines] == [(simple["id"], True), (irrelevant["id"], True)]
     assert lines[0]["help"]["on"] is True  # the debug view: the help, and the opened call
     assert lines[0]["more"]["opened"][0]["why"] == "a call the reply already has: nothing more to call"
+
+
+def test_report_says_how_the_cases_were_drawn():
+    one = [_rec("a", "simple", i, True, seed=5) for i in range(2)]
+    text = bfcl_report.build(one)
+    assert "a fixed seeded sample per category (seed 5)" in text
+    assert "The ratio divides" not in text  # one label: no ratio column
+    pooled = one + [_rec("a", "simple", 7, True, seed=2), _rec("a", "simple", 8, True)]
+    text = bfcl_report.build(pooled)
+    assert "the seeded samples of seeds 0, 2, 5 pooled, a case that two samples drew counted once" in text
+    two = one + [_rec("b", "simple", 0, False, seed=5)]
+    assert "The ratio divides the two accuracies." in bfcl_report.build(two)
